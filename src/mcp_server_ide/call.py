@@ -1,0 +1,75 @@
+"""The context of one tool call, whatever door it came through.
+
+Doors set it before a tool runs; tools and engines read it with :func:`current`.
+It carries the workspace the call acts on and the ways to talk back to the caller
+(progress, log messages, confirmation through elicitation). A door that cannot do one
+of these (the REST door has no channel back) gives a reporter that does nothing, and
+``confirm`` answers ``None`` ("could not ask") so the workspace policy decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+
+class Reporter(Protocol):
+    async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None: ...
+
+    async def log(self, level: str, message: str) -> None: ...
+
+    async def confirm(self, message: str) -> bool | None:
+        """True/False is the person's answer; None means the client cannot be asked."""
+        ...
+
+
+class SilentReporter:
+    """For doors with no channel back to the caller (REST, CLI)."""
+
+    async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        return None
+
+    async def log(self, level: str, message: str) -> None:
+        return None
+
+    async def confirm(self, message: str) -> bool | None:
+        return None
+
+
+@dataclass
+class Call:
+    workspace: Workspace
+    door: str
+    reporter: Reporter = field(default_factory=SilentReporter)
+    tool: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+
+
+_CURRENT: ContextVar[Call | None] = ContextVar("mcp_server_ide_call", default=None)
+
+
+def current() -> Call:
+    call = _CURRENT.get()
+    if call is None:
+        raise RuntimeError("no tool call is in progress (a door must wrap tool calls in `calling`)")
+    return call
+
+
+def current_or_none() -> Call | None:
+    return _CURRENT.get()
+
+
+@contextmanager
+def calling(call: Call) -> Iterator[Call]:
+    token = _CURRENT.set(call)
+    try:
+        yield call
+    finally:
+        _CURRENT.reset(token)

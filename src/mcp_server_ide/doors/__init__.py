@@ -1,0 +1,1 @@
+"""Doors: the ways in (stdio, Streamable HTTP + the seed REST interface, the reference page)."""

@@ -1,0 +1,70 @@
+"""Announcing file changes made by this server's tools.
+
+Every write goes through :func:`publish`. The journal records it first (so it can be undone);
+then every listener registered with :func:`subscribe` hears of it: the editor model moves
+breakpoints, language servers get ``didChange``, resource subscribers get
+``notifications/resources/updated``. A failing listener never fails the write.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    rel: str
+    path: Path
+    before: bytes | None
+    """None when the file was created."""
+    after: bytes | None
+    """None when the file was deleted."""
+
+
+Listener = Callable[[FileChange], None]
+
+
+class ChangeBus:
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def publish(self, change: FileChange) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(change)
+            except Exception:
+                log.exception("a change listener failed for %s", change.rel)
+
+
+def subscribe(ws: Workspace, listener: Listener) -> Callable[[], None]:
+    return ws.service(ChangeBus).subscribe(listener)
+
+
+def publish(ws: Workspace, change: FileChange) -> None:
+    from .journal import Journal
+
+    ws.service(Journal).record(change)
+    ws.service(ChangeBus).publish(change)

@@ -1,0 +1,185 @@
+"""The path sandbox: every path a caller gives passes through here.
+
+Rules (SECURITY.md §1, §2):
+- A path is relative to the workspace root, or absolute inside it; ``/workspace/...`` (seed 001)
+  and ``/`` (seed 000's "use / for root") name the root.
+- It is resolved with every symlink followed, then checked by path components (never string
+  prefixes) to be inside the root. Anything else is refused with one text, whether or not the
+  target exists, and never echoes a resolved host path.
+- Reads open only regular files, without blocking (FIFOs and devices are refused).
+- Writes are refused under protected paths (``.git`` and ``node_modules`` at any depth, plus
+  configured root-relative paths such as ``src/brand``), checked on the lexical and on the
+  resolved path, per component, case-insensitively.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..registry import ToolFailure
+from ..workspace import DEFAULT_PROTECTED, Workspace
+
+SEED_ROOT = "/workspace"
+TEMP_MARK = ".mcp-ide.tmp"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A path inside the workspace: ``path`` is absolute and real, ``rel`` is POSIX-style from the root."""
+
+    path: Path
+    rel: str
+    root: Path
+    lexical: str
+
+    @property
+    def is_root(self) -> bool:
+        return self.rel == ""
+
+    @property
+    def display_rel(self) -> str:
+        """The relative path in the host's own separators, as the seed's ``relativePath``."""
+        return self.rel.replace("/", os.sep) if self.rel else "."
+
+
+def outside(user_path: str) -> ToolFailure:
+    shown = user_path if len(user_path) <= 200 else user_path[:200] + "…"
+    return ToolFailure(
+        f"refused: {shown!r} is outside the workspace (rule: paths must stay inside the workspace root, "
+        "symlinks included; give a path relative to the root such as 'src/app.py')",
+        kind="refused",
+    )
+
+
+def resolve(ws: Workspace, user_path: str) -> Resolved:
+    """Resolve a caller's path inside ``ws``, or raise a ``ToolFailure`` naming the rule."""
+    if not isinstance(user_path, str):
+        raise ToolFailure("invalid path: expected a string")
+    if "\x00" in user_path:
+        raise ToolFailure("invalid path: it contains a NUL byte (rule: paths are plain text; remove the NUL)")
+    text = user_path.replace("\\", "/") if os.sep == "/" else user_path
+    root, rel_in = _pick_root(ws, text, user_path)
+    lexical = posixpath.normpath(rel_in) if rel_in else ""
+    if lexical in (".", ""):
+        lexical = ""
+    if lexical == ".." or lexical.startswith("../"):
+        raise outside(user_path)
+    candidate = os.path.join(root, rel_in) if rel_in else str(root)
+    real = Path(os.path.realpath(candidate))
+    if not _inside(real, root):
+        raise outside(user_path)
+    rel = real.relative_to(root).as_posix()
+    return Resolved(path=real, rel="" if rel == "." else rel, root=root, lexical=lexical)
+
+
+def resolve_for_write(ws: Workspace, user_path: str) -> Resolved:
+    """Resolve a path for writing: also refuses protected paths and read-only workspaces."""
+    if ws.policy.read_only:
+        raise ToolFailure(
+            "refused: the server runs with --read-only (rule: no tool may change the workspace); "
+            "restart it without --read-only to edit",
+            kind="refused",
+        )
+    resolved = resolve(ws, user_path)
+    if resolved.is_root:
+        raise ToolFailure("invalid path: the workspace root is a folder, not a file; name a file inside it")
+    for candidate in (resolved.lexical, resolved.rel):
+        hit = protected_match(candidate, tuple(ws.policy.protected))
+        if hit is not None:
+            raise ToolFailure(
+                f"refused: {resolved.rel!r} is under the protected path {hit!r} "
+                "(rule: protected paths are never written by tools; change it by hand if you must)",
+                kind="refused",
+            )
+    return resolved
+
+
+def protected_match(rel: str, configured: tuple[str, ...]) -> str | None:
+    """The protected path that ``rel`` falls under, or None. Case-insensitive, by components."""
+    parts = [p.casefold() for p in rel.split("/") if p and p != "."]
+    for name in DEFAULT_PROTECTED:
+        if name.casefold() in parts:
+            return name
+    for entry in configured:
+        prefix = [p.casefold() for p in entry.replace("\\", "/").strip("/").split("/") if p and p != "."]
+        if prefix and parts[: len(prefix)] == prefix:
+            return entry.strip("/")
+    return None
+
+
+def open_regular(resolved: Resolved) -> int:
+    """Open a regular file for reading without ever blocking; refuse FIFOs, devices and sockets."""
+    try:
+        fd = os.open(resolved.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise not_found(resolved) from None
+    except IsADirectoryError:
+        raise is_a_directory(resolved) from None
+    except OSError as exc:
+        raise ToolFailure(f"cannot open {resolved.rel!r}: {exc.strerror}", kind="refused") from None
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        os.close(fd)
+        raise is_a_directory(resolved)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ToolFailure(
+            f"refused: {resolved.rel!r} is not a regular file (rule: only regular files are read; "
+            "FIFOs, sockets and devices are refused)",
+            kind="refused",
+        )
+    return fd
+
+
+def not_found(resolved: Resolved) -> ToolFailure:
+    return ToolFailure(
+        f"not found: {resolved.display_rel!r} does not exist in the workspace "
+        "(list the folder with list_files_in_folder, or create it with create_new_file_with_text)",
+        kind="not_found",
+    )
+
+
+def is_a_directory(resolved: Resolved) -> ToolFailure:
+    return ToolFailure(
+        f"{resolved.display_rel!r} is a folder, not a file (use list_files_in_folder to see what is in it)",
+        kind="invalid",
+    )
+
+
+def is_temp_name(name: str) -> bool:
+    """Our own in-flight temp files (``.name.XXXX.mcp-ide.tmp``): never listed."""
+    return name.endswith(TEMP_MARK)
+
+
+def _pick_root(ws: Workspace, text: str, original: str) -> tuple[Path, str]:
+    """Which root a path belongs to, and the path relative to it (not yet normalised)."""
+    if text in ("", ".", "/", "./"):
+        return ws.root, ""
+    if text.startswith("/"):
+        for root in ws.roots:
+            real_text = os.path.realpath(text) if not _contains_dotdot(text) else text
+            for form in (text, real_text):
+                if _inside(Path(posixpath.normpath(form)), root):
+                    rel = Path(posixpath.normpath(form)).relative_to(root).as_posix()
+                    return root, "" if rel == "." else rel
+        if text == SEED_ROOT or text.startswith(SEED_ROOT + "/"):
+            return ws.root, text[len(SEED_ROOT) :].lstrip("/")
+        raise outside(original)
+    if len(ws.roots) > 1:
+        first = text.split("/", 1)[0]
+        for root in ws.roots[1:]:
+            if first == root.name and not (ws.root / first).exists():
+                return root, text.split("/", 1)[1] if "/" in text else ""
+    return ws.root, text
+
+
+def _contains_dotdot(text: str) -> bool:
+    return ".." in text.split("/")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)

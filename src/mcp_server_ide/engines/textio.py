@@ -1,0 +1,338 @@
+"""Reading and writing text files without damaging them.
+
+- Encodings: BOMs (UTF-8, UTF-16, UTF-32), UTF-8, else the Windows-1252 / Latin-1 code page,
+  which round-trips every byte. Text that the file's encoding cannot hold is refused, never
+  re-encoded lossily. Files with NUL bytes (and no UTF-16/32 BOM) are binary and refused.
+- Line endings: a file whose every line break is CRLF (or CR) is edited in ``\\n`` form and
+  written back with its own endings; a file with mixed endings is edited as it is.
+- Writes are atomic: a temp file in the same folder, fsync, rename (or link, for "create only
+  if absent"), fsync of the folder; the file's mode is kept. kill -9 at any moment leaves the
+  old bytes or the new ones. Our temp files are swept and never listed.
+- Every write can be guarded by the expected SHA-256 of the current bytes, is serialised per
+  file within the process, and is journaled and announced through :mod:`.changes`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import stat
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..registry import ToolFailure
+from ..workspace import Workspace
+from . import sandbox
+from .sandbox import Resolved
+
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+BINARY_PROBE = 8192
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file and everything needed to write it back the same way."""
+
+    text: str
+    """The content with line endings normalised to ``\\n`` when the file uses one kind of ending."""
+    encoding: str
+    bom: bytes
+    newline: str | None
+    """``"\\r\\n"``/``"\\r"`` when every break in the file is that one, ``"\\n"`` for LF files,
+    None for mixed endings (then ``text`` keeps them as they are)."""
+    raw: bytes
+    mode: int
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.raw)
+
+    @property
+    def encoding_label(self) -> str:
+        return self.encoding + ("-bom" if self.bom else "")
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_bytes(resolved: Resolved, limit: int | None = MAX_TEXT_BYTES) -> tuple[bytes, int]:
+    """The file's bytes (at most ``limit``, refusing bigger files) and its mode."""
+    fd = sandbox.open_regular(resolved)
+    try:
+        st = os.fstat(fd)
+        if limit is not None and st.st_size > limit:
+            raise ToolFailure(
+                f"refused: {resolved.display_rel!r} is {st.st_size} bytes, over the {limit}-byte limit "
+                "(rule: whole-file reads are capped; read a slice with project_fs_read startLine/endLine)",
+                kind="too_large",
+            )
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks), stat.S_IMODE(st.st_mode)
+    finally:
+        os.close(fd)
+
+
+def decode(raw: bytes, mode: int = 0o644, name: str = "file") -> TextFile:
+    """Decode bytes as text, keeping what is needed to encode them back identically."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            text = raw[len(bom) :].decode(encoding, errors="strict")
+            return _with_newlines(text, encoding, bom, raw, mode)
+    if b"\x00" in raw[:BINARY_PROBE]:
+        raise ToolFailure(
+            f"refused: {name!r} is a binary file ({len(raw)} bytes; rule: text tools read and write text only)",
+            kind="refused",
+        )
+    for encoding in ("utf-8", "cp1252", "latin-1"):
+        try:
+            text = raw.decode(encoding, errors="strict")
+        except UnicodeDecodeError:
+            continue
+        return _with_newlines(text, encoding, b"", raw, mode)
+    raise AssertionError("latin-1 decodes every byte string")
+
+
+def read_text(resolved: Resolved) -> TextFile:
+    raw, mode = read_bytes(resolved)
+    return decode(raw, mode, resolved.display_rel)
+
+
+def encode(text: str, like: TextFile | None, name: str = "file") -> bytes:
+    """Encode ``text`` the way ``like`` was encoded (UTF-8 and LF for a new file)."""
+    if like is None:
+        return text.encode("utf-8")
+    if like.newline in ("\r\n", "\r"):
+        text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", like.newline)
+    try:
+        return like.bom + text.encode(like.encoding, errors="strict")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise ToolFailure(
+            f"refused: the new text has {bad!r}, which {name!r}'s encoding ({like.encoding}) cannot hold "
+            "(rule: a file is never re-encoded lossily; leave those characters out, or convert the file "
+            "to UTF-8 first)",
+            kind="refused",
+        ) from None
+
+
+def normalise_input(text: str, like: TextFile | None) -> str:
+    """Caller text in the same newline form as ``like.text`` (``\\n`` unless the file has mixed endings)."""
+    if like is not None and like.newline is None:
+        return text
+    return text.replace("\r\n", "\n")
+
+
+def _with_newlines(text: str, encoding: str, bom: bytes, raw: bytes, mode: int) -> TextFile:
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    kinds = (crlf > 0) + (cr > 0) + (lf > 0)
+    if kinds > 1:
+        return TextFile(text, encoding, bom, None, raw, mode)
+    if crlf:
+        return TextFile(text.replace("\r\n", "\n"), encoding, bom, "\r\n", raw, mode)
+    if cr:
+        return TextFile(text.replace("\r", "\n"), encoding, bom, "\r", raw, mode)
+    return TextFile(text, encoding, bom, "\n", raw, mode)
+
+
+# ----------------------------------------------------------------------------- writing
+
+_locks_guard = threading.Lock()
+_locks: dict[str, threading.Lock] = {}
+
+
+def file_lock(path: Path) -> threading.Lock:
+    """One lock per file path in this process: check-then-write is atomic among our own callers."""
+    key = str(path)
+    with _locks_guard:
+        lock = _locks.get(key)
+        if lock is None:
+            lock = _locks[key] = threading.Lock()
+        return lock
+
+
+def check_expected(current: bytes | None, expected_hash: str | None, resolved: Resolved) -> None:
+    """Refuse when the caller's expected content hash is not the file's current one."""
+    if not expected_hash:
+        return
+    now = content_hash(current) if current is not None else "absent"
+    if expected_hash.strip().lower() != now:
+        raise ToolFailure(
+            f"conflict: {resolved.display_rel!r} changed since it was read (expected hash "
+            f"{expected_hash[:12]}…, it is now {now[:12]}…; rule: an edit against a stale hash changes "
+            "nothing). Read the file again and redo the edit.",
+            kind="conflict",
+        )
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None, *, exclusive: bool = False) -> None:
+    """Write ``data`` to ``path`` so that any crash leaves the old bytes or the new ones.
+
+    ``exclusive`` creates the file only if it does not exist (a hard link of the finished
+    temp file, which fails on an existing name, a symlink included).
+    """
+    folder = path.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=sandbox.TEMP_MARK, dir=folder)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fchmod(fd, mode if mode is not None else _default_mode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exclusive:
+            os.link(tmp, path)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(folder)
+
+
+def sweep_temp_files(folder: Path) -> None:
+    """Remove our temp files left behind by a killed process (safe: none is in flight by name)."""
+    try:
+        with os.scandir(folder) as it:
+            stale = [e.path for e in it if sandbox.is_temp_name(e.name) and e.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    for path in stale:
+        # A temp file still being written by this process is held under its file lock; ours are
+        # short-lived, so anything older than a minute is a leftover.
+        try:
+            if os.stat(path).st_mtime < _now() - 60:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _now() -> float:
+    import time
+
+    return time.time()
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _map_os_error(exc: OSError, resolved: Resolved) -> ToolFailure:
+    import errno
+
+    if exc.errno == errno.ENOSPC:
+        return ToolFailure(
+            f"failed: no space left on the device while writing {resolved.display_rel!r}; the file is unchanged",
+            kind="unavailable",
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return ToolFailure(f"permission denied writing {resolved.display_rel!r}; the file is unchanged", "refused")
+    if exc.errno == errno.EEXIST:
+        return ToolFailure(
+            f"refused: {resolved.display_rel!r} already exists (rule: create never overwrites; "
+            "use rewrite_file_content to replace it)",
+            kind="conflict",
+        )
+    if exc.errno == errno.ENOENT:
+        return ToolFailure(
+            f"not found: the folder of {resolved.display_rel!r} does not exist", kind="not_found"
+        )
+    return ToolFailure(f"failed writing {resolved.display_rel!r}: {exc.strerror}; the file is unchanged", "unavailable")
+
+
+def write_file(
+    ws: Workspace,
+    resolved: Resolved,
+    data: bytes,
+    *,
+    before: bytes | None,
+    mode: int | None,
+    exclusive: bool = False,
+    make_parents: bool = False,
+) -> None:
+    """Write bytes atomically, then journal and announce the change. Callers hold ``file_lock``."""
+    from . import changes
+
+    try:
+        if make_parents:
+            _make_parents(ws, resolved)
+        atomic_write(resolved.path, data, mode, exclusive=exclusive)
+    except OSError as exc:
+        raise _map_os_error(exc, resolved) from None
+    changes.publish(ws, changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=data))
+
+
+def _make_parents(ws: Workspace, resolved: Resolved) -> None:
+    parent = resolved.path.parent
+    missing: list[Path] = []
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        # Each new folder is re-checked: a folder created meanwhile as a symlink out is refused.
+        os.mkdir(folder)
+        real = Path(os.path.realpath(folder))
+        if not real.is_relative_to(resolved.root):
+            raise sandbox.outside(resolved.rel)
+
+
+def edit_text(
+    ws: Workspace,
+    resolved: Resolved,
+    transform: object,
+    *,
+    expected_hash: str | None = None,
+) -> tuple[TextFile, bytes]:
+    """Read, transform and write back a text file under its lock.
+
+    ``transform(text_file) -> str`` returns the new text in the file's normalised newline
+    form; raising ``ToolFailure`` inside it changes nothing. Returns the old file and new bytes.
+    """
+    with file_lock(resolved.path):
+        old = read_text(resolved)
+        check_expected(old.raw, expected_hash, resolved)
+        new_text = transform(old)  # type: ignore[operator]
+        data = encode(new_text, old, resolved.display_rel)
+        if data != old.raw:
+            write_file(ws, resolved, data, before=old.raw, mode=old.mode)
+        return old, data

@@ -1,0 +1,1 @@
+"""Hosted, multi-tenant mode: tenants, projects and auth."""

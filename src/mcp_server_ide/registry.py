@@ -1,0 +1,163 @@
+"""The tool table: one definition per tool, served by every door.
+
+A tool is a plain typed Python function with a docstring, decorated with :func:`tool`.
+Its JSON input schema, output schema, annotations and description all come from that one
+definition (through the MCP SDK's own function introspection, so MCP and the REST door
+validate arguments the same way). Doors never know a tool by name.
+
+Failures a caller can act on are raised as :class:`ToolFailure`; its message names the
+rule that was broken and how to fix the call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+# The seed's categories (000) plus this server's own groups. Order is the reference page's order.
+CATEGORIES: dict[str, str] = {
+    "editor": "Editor",
+    "file": "Files",
+    "search": "Search",
+    "code": "Code analysis",
+    "debug": "Debug and run",
+    "terminal": "Terminal",
+    "git": "Git",
+    "project": "Project",
+    "action": "Actions",
+    "project_fs": "Sandbox (project_fs)",
+    "journal": "Change journal",
+    "plugin": "Plugins",
+}
+
+FailureKind = Literal["invalid", "refused", "not_found", "conflict", "unavailable", "too_large"]
+
+HTTP_STATUS: dict[str, int] = {
+    "invalid": 400,
+    "refused": 403,
+    "not_found": 404,
+    "conflict": 409,
+    "too_large": 413,
+    "unavailable": 503,
+}
+
+
+class ToolFailure(ToolError):
+    """A failure the caller can act on. The message names the rule and the fix.
+
+    ``kind`` chooses the HTTP status on the REST door; MCP always answers ``isError: true``.
+    """
+
+    def __init__(self, message: str, kind: FailureKind = "invalid") -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """Everything the doors need to know about one tool."""
+
+    fn: Callable[..., Any]
+    name: str
+    category: str
+    title: str
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+    structured: bool | None
+    example: dict[str, Any] | None
+    errors: tuple[str, ...]
+    meta: dict[str, Any] | None = None
+    requires: tuple[str, ...] = field(default=())
+
+    @property
+    def description(self) -> str:
+        return _clean_doc(self.fn.__doc__ or self.title)
+
+
+_TABLE: dict[str, ToolSpec] = {}
+
+
+def tool(
+    category: str,
+    *,
+    title: str,
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
+    open_world: bool = False,
+    structured: bool | None = None,
+    example: dict[str, Any] | None = None,
+    errors: tuple[str, ...] = (),
+    meta: dict[str, Any] | None = None,
+    requires: tuple[str, ...] = (),
+    name: str | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``fn`` as a tool.
+
+    ``read_only`` tools never change the workspace (``--read-only`` keeps only these).
+    ``structured=False`` for tools whose result is plain text (avoids doubling it as
+    ``{"result": ...}``). ``example`` is a valid argument object shown on the reference page.
+    ``errors`` lists the failures a caller can expect, in words. ``requires`` names workspace
+    features the tool needs (``"git"``, ``"python"``...), used by dynamic discovery.
+    """
+    if category not in CATEGORIES:
+        raise ValueError(f"unknown tool category {category!r}; add it to registry.CATEGORIES")
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        tool_name = name or fn.__name__
+        if tool_name in _TABLE and _TABLE[tool_name].fn is not fn:
+            raise ValueError(f"tool {tool_name!r} is defined twice")
+        _TABLE[tool_name] = ToolSpec(
+            fn=fn,
+            name=tool_name,
+            category=category,
+            title=title,
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=idempotent,
+            open_world=open_world,
+            structured=structured,
+            example=example,
+            errors=errors,
+            meta=meta,
+            requires=requires,
+        )
+        return fn
+
+    return register
+
+
+def all_tools() -> list[ToolSpec]:
+    """Every registered tool, in category order then definition order."""
+    order = {c: i for i, c in enumerate(CATEGORIES)}
+    return sorted(_TABLE.values(), key=lambda t: order.get(t.category, len(order)))
+
+
+def get(name: str) -> ToolSpec | None:
+    return _TABLE.get(name)
+
+
+def load_builtin_tools() -> None:
+    """Import every module of ``mcp_server_ide.tools`` so their tools register."""
+    from . import tools as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+
+
+def load_plugin(module_name: str) -> None:
+    """Import a user module whose ``@tool`` functions (and resources/prompts) join the table."""
+    importlib.import_module(module_name)
+
+
+def _clean_doc(doc: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(doc).strip()

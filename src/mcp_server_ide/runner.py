@@ -1,0 +1,143 @@
+"""Turns the tool table into callable tools, once, for every door.
+
+Each :class:`~.registry.ToolSpec` becomes one SDK ``Tool`` (the SDK derives the input and output
+schemas from the function's signature and validates arguments against them). The MCP door
+serves these ``Tool`` objects as they are; the REST door and the CLI call :meth:`ToolRunner.run`,
+which uses the same validation. Both run the function inside :func:`~.call.calling`, so tools
+find their workspace and reporter the same way whatever door they came through.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp.server.mcpserver.tools.base import Tool
+from mcp_types import ToolAnnotations
+from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
+
+from . import registry
+from .call import Call, Reporter, calling
+from .registry import ToolFailure, ToolSpec
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context
+
+    from .workspace import Workspace
+
+CONTEXT_KWARG = "_mcp_context"
+
+CallFactory = Callable[["Context[Any, Any]", str, dict[str, Any]], Call]
+
+
+def annotations_for(spec: ToolSpec) -> ToolAnnotations:
+    return ToolAnnotations(
+        title=spec.title,
+        read_only_hint=spec.read_only,
+        destructive_hint=spec.destructive if not spec.read_only else False,
+        idempotent_hint=spec.idempotent or spec.read_only,
+        open_world_hint=spec.open_world,
+    )
+
+
+def read_only_refusal(spec: ToolSpec) -> ToolFailure:
+    return ToolFailure(
+        f"refused: {spec.name} changes the workspace and the server runs with --read-only "
+        "(rule: read-only mode keeps only tools marked readOnlyHint); restart without --read-only",
+        kind="refused",
+    )
+
+
+class ToolRunner:
+    """The enabled tools, each with its SDK ``Tool`` (schemas, validation, result conversion)."""
+
+    def __init__(self, specs: list[ToolSpec], make_call: CallFactory, *, read_only: bool = False) -> None:
+        self.specs = {s.name: s for s in specs}
+        self.read_only = read_only
+        self._make_call = make_call
+        self.sdk: dict[str, Tool] = {s.name: self._sdk_tool(s) for s in specs}
+
+    def input_schema(self, name: str) -> dict[str, Any]:
+        return self.sdk[name].parameters
+
+    def output_schema(self, name: str) -> dict[str, Any] | None:
+        return self.sdk[name].output_schema
+
+    async def run(self, name: str, arguments: dict[str, Any], call: Call) -> Any:
+        """Validate and run a tool for a door without an MCP session; returns JSON-ready data."""
+        spec = self.specs.get(name)
+        if spec is None:
+            raise ToolFailure(
+                f"unknown tool {name!r} (GET /mcp/list_tools lists the tools this server has)", kind="not_found"
+            )
+        sdk = self.sdk[name]
+        try:
+            validated = sdk.fn_metadata.validate_arguments(arguments)
+        except ValidationError as exc:
+            raise ToolFailure(f"invalid parameters for {name}: {_validation_text(exc)}") from None
+        call.tool, call.arguments = name, arguments
+        result = await self._invoke(spec, validated, call)
+        return to_jsonable_python(result, by_alias=True)
+
+    def _sdk_tool(self, spec: ToolSpec) -> Tool:
+        base = Tool.from_function(
+            spec.fn,
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=annotations_for(spec),
+            meta=spec.meta,
+            structured_output=spec.structured,
+        )
+
+        async def mcp_entry(**kwargs: Any) -> Any:
+            ctx = kwargs.pop(CONTEXT_KWARG)
+            call = self._make_call(ctx, spec.name, dict(kwargs))
+            return await self._invoke(spec, kwargs, call)
+
+        return base.model_copy(update={"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG})
+
+    async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
+        if self.read_only and not spec.read_only:
+            raise read_only_refusal(spec)
+        with calling(call):
+            if inspect.iscoroutinefunction(spec.fn):
+                return await spec.fn(**kwargs)
+            # anyio copies the context into the worker thread, so `current()` works there too.
+            return await anyio.to_thread.run_sync(functools.partial(spec.fn, **kwargs))
+
+
+def _validation_text(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        if err["type"] == "missing":
+            parts.append(f"'{where}' is required")
+        elif err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+            parts.append(f"'{where}' is not a parameter of this tool")
+        else:
+            parts.append(f"'{where}': {err['msg']}")
+    return "; ".join(parts)
+
+
+def enabled_specs(selection: list[str] | None = None) -> list[ToolSpec]:
+    """The tools left after a ``--tools`` selection (names or categories, ``-name`` removes)."""
+    specs = registry.all_tools()
+    if not selection:
+        return specs
+    include = [s for s in selection if not s.startswith("-")]
+    exclude = {s[1:] for s in selection if s.startswith("-")}
+    if include:
+        wanted = set(include)
+        specs = [s for s in specs if s.name in wanted or s.category in wanted]
+    return [s for s in specs if s.name not in exclude and s.category not in exclude]
+
+
+def make_local_call(ws: Workspace, door: str, reporter: Reporter | None = None) -> Call:
+    from .call import SilentReporter
+
+    return Call(workspace=ws, door=door, reporter=reporter or SilentReporter())

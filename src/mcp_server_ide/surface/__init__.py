@@ -1,0 +1,1 @@
+"""MCP features beyond tools; each module has an ``install(server, runner, workspace_for, options)``."""

@@ -1,0 +1,1 @@
+"""Tools, one module per seed category; each ``@tool`` function registers itself."""

@@ -1,0 +1,309 @@
+"""File tools (seed 000, "File Read/Write"): read, write, create, list and edit workspace files."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Annotated, Literal
+
+from pydantic import Field
+from typing_extensions import NotRequired, TypedDict
+
+from ..call import current
+from ..engines import edits, sandbox, textio
+from ..registry import ToolFailure, tool
+
+PathInProject = Annotated[
+    str,
+    Field(description="Path relative to the workspace root (an absolute path inside the root also works)."),
+]
+ExpectedHash = Annotated[
+    str | None,
+    Field(
+        description="Optional SHA-256 of the file's current bytes (the `hash` a read returned). "
+        "When given and the file has changed since, nothing is written."
+    ),
+]
+
+
+class FileText(TypedDict):
+    content: str
+    path: str
+    relativePath: str
+    hash: NotRequired[str]
+    encoding: NotRequired[str]
+    lineEnding: NotRequired[str]
+    totalLines: NotRequired[int]
+
+
+class WriteResult(TypedDict):
+    path: str
+    relativePath: str
+    operationTimeMs: int
+    size: NotRequired[int]
+    hash: NotRequired[str]
+    created: NotRequired[bool]
+
+
+class FolderEntry(TypedDict):
+    name: str
+    type: Literal["file", "directory", "symlink", "other"]
+    path: str
+    size: NotRequired[int]
+
+
+class ReplaceResult(TypedDict):
+    path: str
+    replacements: int
+    operationTimeMs: int
+    relativePath: NotRequired[str]
+    hash: NotRequired[str]
+
+
+def _ms(start: float) -> int:
+    return int((time.perf_counter() - start) * 1000)
+
+
+def _line_ending(tf: textio.TextFile) -> str:
+    return {"\r\n": "CRLF", "\r": "CR", "\n": "LF"}.get(tf.newline or "", "mixed")
+
+
+def _written(resolved: sandbox.Resolved, data: bytes, start: float, created: bool | None = None) -> WriteResult:
+    result = WriteResult(
+        path=str(resolved.path),
+        relativePath=resolved.display_rel,
+        operationTimeMs=_ms(start),
+        size=len(data),
+        hash=textio.content_hash(data),
+    )
+    if created is not None:
+        result["created"] = created
+    return result
+
+
+@tool(
+    "file",
+    title="Read file",
+    read_only=True,
+    example={"pathInProject": "src/utils/helper.js"},
+    errors=("not found", "outside the workspace", "binary file", "over the 16 MB whole-file limit"),
+)
+def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
+    """Read a whole text file. Returns `{content, path, relativePath}` plus its `hash` (pass it as
+    `expectedHash` to later edits), `encoding`, `lineEnding` and `totalLines`. Line endings come back as
+    `\\n`; writes put the file's own endings back. For very large files use `project_fs_read` with
+    `startLine`/`endLine`."""
+    ws = current().workspace
+    resolved = sandbox.resolve(ws, pathInProject)
+    tf = textio.read_text(resolved)
+    return FileText(
+        content=tf.text,
+        path=str(resolved.path),
+        relativePath=resolved.display_rel,
+        hash=tf.hash,
+        encoding=tf.encoding_label,
+        lineEnding=_line_ending(tf),
+        totalLines=_count_lines(tf.text),
+    )
+
+
+def _count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+@tool(
+    "file",
+    title="Rewrite file",
+    destructive=True,
+    idempotent=True,
+    example={"pathInProject": "src/utils/helper.js", "text": "function helper() { return 'Updated'; }\n"},
+    errors=("protected path", "outside the workspace", "stale expectedHash", "characters the file's encoding cannot hold"),
+)
+def rewrite_file_content(pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None) -> WriteResult:
+    """Replace the whole content of a file (creating it, and its folders, if it does not exist).
+    The file keeps its encoding, BOM, line endings (a CRLF file stays CRLF) and mode. For a change to part
+    of a file prefer `replace_specific_text`. Returns `{path, relativePath, size, operationTimeMs}` plus the new
+    `hash` and whether the file was `created`."""
+    start = time.perf_counter()
+    ws = current().workspace
+    resolved = sandbox.resolve_for_write(ws, pathInProject)
+    with textio.file_lock(resolved.path):
+        if resolved.path.exists():
+            old = textio.read_text(resolved)
+            textio.check_expected(old.raw, expectedHash, resolved)
+            data = textio.encode(textio.normalise_input(text, old), old, resolved.display_rel)
+            if data != old.raw:
+                textio.write_file(ws, resolved, data, before=old.raw, mode=old.mode)
+            return _written(resolved, data, start, created=False)
+        textio.check_expected(None, expectedHash, resolved)
+        data = textio.encode(text, None)
+        textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
+        return _written(resolved, data, start, created=True)
+
+
+@tool(
+    "file",
+    title="Create file",
+    example={"pathInProject": "src/utils/newFile.js", "text": "// New file content\nfunction newFunc() { return true; }\n"},
+    errors=("already exists", "protected path", "outside the workspace"),
+)
+def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteResult:
+    """Create a new file with the given text (UTF-8), creating missing folders. Refuses, changing nothing,
+    when the file already exists: use `rewrite_file_content` to replace a file. Returns
+    `{path, relativePath, operationTimeMs}` plus `size` and `hash`."""
+    start = time.perf_counter()
+    ws = current().workspace
+    resolved = sandbox.resolve_for_write(ws, pathInProject)
+    data = textio.encode(text, None)
+    with textio.file_lock(resolved.path):
+        if os.path.lexists(resolved.path):
+            raise ToolFailure(
+                f"refused: {resolved.display_rel!r} already exists (rule: create never overwrites; "
+                "use rewrite_file_content to replace it)",
+                kind="conflict",
+            )
+        textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
+    return _written(resolved, data, start)
+
+
+@tool(
+    "file",
+    title="List folder",
+    read_only=True,
+    example={"pathInProject": "src/utils"},
+    errors=("not found", "not a folder", "outside the workspace"),
+)
+def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry]:
+    """List the files and folders directly inside a folder (`/` or `.` for the workspace root), folders
+    first, then by name. Each entry is `{name, type, path}` (`type` is file, directory, symlink or other;
+    `path` is relative to the root) plus `size` for files. Symlinks that lead outside the workspace are
+    shown as `symlink` and never followed."""
+    ws = current().workspace
+    resolved = sandbox.resolve(ws, pathInProject)
+    if not resolved.path.is_dir():
+        if not resolved.path.exists():
+            raise sandbox.not_found(resolved)
+        raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with get_file_text_by_path)")
+    textio.sweep_temp_files(resolved.path)
+    entries: list[FolderEntry] = []
+    prefix = resolved.rel + "/" if resolved.rel else ""
+    with os.scandir(resolved.path) as it:
+        for entry in it:
+            if sandbox.is_temp_name(entry.name):
+                continue
+            kind, size = _entry_kind(entry, resolved.root)
+            item = FolderEntry(name=entry.name, type=kind, path=(prefix + entry.name).replace("/", os.sep))
+            if size is not None:
+                item["size"] = size
+            entries.append(item)
+    entries.sort(key=lambda e: (e["type"] != "directory", e["name"].casefold(), e["name"]))
+    return entries
+
+
+def _entry_kind(entry: os.DirEntry[str], root: os.PathLike[str]) -> tuple[Literal["file", "directory", "symlink", "other"], int | None]:
+    try:
+        if entry.is_symlink():
+            real = os.path.realpath(entry.path)
+            if not (real == str(root) or real.startswith(str(root) + os.sep)):
+                return "symlink", None
+        if entry.is_dir():
+            return "directory", None
+        if entry.is_file():
+            return "file", entry.stat().st_size
+    except OSError:
+        pass
+    return ("symlink" if entry.is_symlink() else "other"), None
+
+
+@tool(
+    "file",
+    title="Replace lines",
+    destructive=True,
+    example={"pathInProject": "src/utils/helper.js", "startLine": 5, "endLine": 5, "content": "function helper() { return 'Updated'; }", "offset": 0},
+    errors=("line range outside the file", "protected path", "stale expectedHash"),
+)
+def replace_file_content_at_position(
+    pathInProject: PathInProject,
+    startLine: Annotated[int, Field(description="First line to replace, 1-based.")],
+    endLine: Annotated[int, Field(description="Last line to replace, 1-based, inclusive. startLine - 1 inserts before startLine.")],
+    content: Annotated[str, Field(description="The new text for those lines.")],
+    offset: Annotated[int, Field(description="Keep this many characters (0-based column) of startLine before the new content.")] = 0,
+    expectedHash: ExpectedHash = None,
+) -> str:
+    """Replace lines `startLine`..`endLine` (1-based, inclusive) with `content`, leaving every other line
+    as it is. With `offset`, the first `offset` characters of `startLine` are kept. `endLine = startLine - 1`
+    inserts without replacing. Returns "ok"."""
+    ws = current().workspace
+    resolved = sandbox.resolve_for_write(ws, pathInProject)
+
+    def transform(tf: textio.TextFile) -> str:
+        new = textio.normalise_input(content, tf)
+        return edits.replace_lines(tf.text, startLine, endLine, new, offset, name=resolved.display_rel)
+
+    textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
+    return "ok"
+
+
+@tool(
+    "file",
+    title="Append to file",
+    example={"pathInProject": "src/utils/helper.js", "text": "\n// Appended content\nfunction newHelper() {}\n"},
+    errors=("protected path", "outside the workspace", "stale expectedHash"),
+)
+def append_file_content(pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None) -> WriteResult:
+    """Append text to the end of a file (creating the file if it does not exist), in the file's own
+    encoding and line endings. Returns `{path, relativePath, operationTimeMs}` plus `size` and `hash`."""
+    start = time.perf_counter()
+    ws = current().workspace
+    resolved = sandbox.resolve_for_write(ws, pathInProject)
+    if not os.path.lexists(resolved.path):
+        with textio.file_lock(resolved.path):
+            textio.check_expected(None, expectedHash, resolved)
+            data = textio.encode(text, None)
+            textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
+        return _written(resolved, data, start, created=True)
+    _, data = textio.edit_text(
+        ws, resolved, lambda tf: tf.text + textio.normalise_input(text, tf), expected_hash=expectedHash
+    )
+    return _written(resolved, data, start)
+
+
+@tool(
+    "file",
+    title="Replace text",
+    destructive=True,
+    example={"pathInProject": "src/utils/helper.js", "searchText": "oldFunction", "replaceText": "newFunction", "replaceAll": True},
+    errors=("0 matches", "several matches without replaceAll", "protected path", "stale expectedHash"),
+)
+def replace_specific_text(
+    pathInProject: PathInProject,
+    searchText: Annotated[str, Field(description="The exact text to find (whitespace and line breaks included).")],
+    replaceText: Annotated[str, Field(description="The text to put in its place.")],
+    replaceAll: Annotated[bool, Field(description="Replace every occurrence. When false the text must occur exactly once.")] = False,
+    expectedHash: ExpectedHash = None,
+) -> ReplaceResult:
+    """Replace exact text in a file. Without `replaceAll` the text must occur exactly once: 0 or several
+    matches change nothing and the error says how many matched (add surrounding lines to make it unique).
+    Returns `{path, replacements, operationTimeMs}` plus the new `hash`."""
+    start = time.perf_counter()
+    ws = current().workspace
+    resolved = sandbox.resolve_for_write(ws, pathInProject)
+    count = 0
+
+    def transform(tf: textio.TextFile) -> str:
+        nonlocal count
+        old = textio.normalise_input(searchText, tf)
+        new = textio.normalise_input(replaceText, tf)
+        text, count = edits.replace_exact(tf.text, old, new, replace_all=replaceAll, name=resolved.display_rel)
+        return text
+
+    _, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
+    return ReplaceResult(
+        path=str(resolved.path),
+        replacements=count,
+        operationTimeMs=_ms(start),
+        relativePath=resolved.display_rel,
+        hash=textio.content_hash(data),
+    )

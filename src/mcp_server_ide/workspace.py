@@ -1,0 +1,119 @@
+"""The workspace: the unit of state.
+
+One workspace is one root folder (or several, for a multi-root VS Code workspace) with its
+policy (protected paths, trust, read-only, what to do when a confirmation cannot be asked)
+and its per-workspace services (editor model, jobs, language servers, journal...).
+Services are created lazily, once per workspace, with :meth:`Workspace.service`, so this
+module knows none of them by name. In hosted mode a server holds many workspaces and
+nothing crosses between them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+DEFAULT_PROTECTED: tuple[str, ...] = (".git", "node_modules")
+
+ConfirmPolicy = Literal["refuse", "allow"]
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What a workspace allows."""
+
+    protected: tuple[str, ...] = ()
+    """Extra protected write paths relative to the root (e.g. ``src/brand``), beyond ``.git`` and ``node_modules``."""
+    read_only: bool = False
+    trusted: bool = True
+    """An untrusted workspace runs no git hooks/filters and asks before running its own run configurations."""
+    confirm_policy: ConfirmPolicy = "refuse"
+    """What a risky operation does when the client cannot be asked (no elicitation)."""
+    hosted: bool = False
+
+
+def default_state_home() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "mcp-server-ide"
+
+
+@dataclass(eq=False)
+class Workspace:
+    roots: list[Path]
+    policy: Policy = field(default_factory=Policy)
+    state_home: Path = field(default_factory=default_state_home)
+    name: str = ""
+    _services: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.roots:
+            raise ValueError("a workspace needs at least one root")
+        self.roots = [Path(os.path.realpath(r)) for r in self.roots]
+        if not self.name:
+            self.name = self.root.name
+
+    @classmethod
+    def open(cls, root: str | os.PathLike[str], **kwargs: Any) -> Workspace:
+        path = Path(root)
+        if not path.is_dir():
+            raise ValueError(f"workspace folder does not exist or is not a folder: {path}")
+        return cls(roots=[path], **kwargs)
+
+    @property
+    def root(self) -> Path:
+        """The primary root: relative paths resolve here unless they name another root's folder."""
+        return self.roots[0]
+
+    @property
+    def state_dir(self) -> Path:
+        """This workspace's own folder for state kept across restarts, outside the workspace."""
+        key = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+        path = self.state_home / "workspaces" / f"{self.root.name}-{key}"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @property
+    def protected(self) -> tuple[str, ...]:
+        return DEFAULT_PROTECTED + tuple(self.policy.protected)
+
+    def service(self, factory: Callable[[Workspace], S], key: Any = None) -> S:
+        """The workspace's one instance of a service, created on first use with ``factory(self)``."""
+        key = key if key is not None else factory
+        with self._lock:
+            if key not in self._services:
+                self._services[key] = factory(self)
+            return self._services[key]
+
+    def services(self) -> list[Any]:
+        with self._lock:
+            return list(self._services.values())
+
+    def set_roots(self, roots: list[Path]) -> None:
+        """Replace the roots (MCP roots/list_changed). Services keyed to the old root are closed."""
+        new = [Path(os.path.realpath(r)) for r in roots]
+        if new == self.roots:
+            return
+        self.close()
+        self.roots = new
+        self.name = self.root.name
+
+    def close(self) -> None:
+        """Stop every service that has a ``close`` (jobs, terminals, language servers)."""
+        with self._lock:
+            services = list(self._services.values())
+            self._services.clear()
+        for svc in services:
+            close = getattr(svc, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception:  # a failing service must not keep the others alive
+                    pass
