@@ -1,0 +1,168 @@
+"""Command line: argument parsing only.
+
+    mcp-server-ide [--workspace DIR]              MCP over stdio (what clients launch)
+    mcp-server-ide --http [--host H] [--port N]   Streamable HTTP at /mcp + the seed's REST doors
+    mcp-server-ide call TOOL [JSON]               run one tool and print the seed envelope
+    mcp-server-ide config vscode|claude|cursor    print client set-up for this workspace
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import ipaddress
+import json
+import os
+import sys
+from pathlib import Path
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mcp-server-ide",
+        description="An MCP server that gives an AI assistant IDE powers over a workspace.",
+    )
+    p.add_argument("--workspace", "-w", type=Path, help="workspace root (default: the client's first root, else the current folder)")
+    p.add_argument("--http", action="store_true", help="serve HTTP (Streamable HTTP at /mcp and the seed's REST doors) instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1; anything else needs --token)")
+    p.add_argument("--port", type=int, help="port for --http (default: the first free port in 9960-9990; 0 = any free port)")
+    p.add_argument("--stateless", action="store_true", help="serve Streamable HTTP without sessions")
+    p.add_argument("--token", default=os.environ.get("MCP_IDE_TOKEN"), help="bearer token every HTTP call must carry (or env MCP_IDE_TOKEN)")
+    p.add_argument("--allowed-host", action="append", default=[], help="extra Host header value to accept (repeatable)")
+    p.add_argument("--allow-origin", action="append", default=[], help="extra browser Origin allowed to call (repeatable)")
+    p.add_argument("--protect", action="append", default=[], metavar="PATH", help="extra protected write path, e.g. src/brand (repeatable)")
+    p.add_argument("--read-only", action="store_true", help="refuse every tool that changes the workspace")
+    p.add_argument("--untrusted", action="store_true", help="treat the workspace as untrusted: no git hooks/filters, confirm before running its commands")
+    p.add_argument("--confirm-policy", choices=["refuse", "allow"], default="refuse", help="what a risky operation does when the client cannot ask the person (default refuse)")
+    p.add_argument("--tools", help="comma-separated tools or categories to serve; prefix with - to remove (e.g. 'file,search,-wait')")
+    p.add_argument("--plugin", action="append", default=[], metavar="MODULE", help="import a module that adds tools, resources or prompts (repeatable)")
+    p.add_argument("--state-dir", type=Path, help="where workspace state (editor model, journal) is kept (default $XDG_STATE_HOME/mcp-server-ide)")
+    p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    return p
+
+
+def _is_loopback(host: str) -> bool:
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("config", "call"):
+        return _subcommand(argv[0], argv[1:])
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from . import __version__
+
+        print(__version__)
+        return 0
+    import logging
+
+    logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    if args.http and not _is_loopback(args.host) and not args.token:
+        print("mcp-server-ide: binding to a non-loopback address needs --token (or MCP_IDE_TOKEN)", file=sys.stderr)
+        return 2
+    workspaces, server, runner = _build(args)
+
+    import anyio
+
+    if args.http:
+        from .doors import http
+
+        settings = http.HttpSettings(
+            host=args.host,
+            port=args.port,
+            stateless=args.stateless,
+            token=args.token,
+            allowed_hosts=args.allowed_host,
+            allowed_origins=args.allow_origin,
+        )
+        anyio.run(http.serve, server, runner, workspaces, settings)
+    else:
+        from .doors import stdio
+
+        anyio.run(stdio.serve, server, workspaces)
+    return 0
+
+
+def _build(args: argparse.Namespace):  # -> (LocalWorkspaces, MCPServer, ToolRunner)
+    from .server import ServerOptions, build_server
+    from .workspace import Policy
+    from .workspaces import LocalWorkspaces
+
+    if args.workspace is not None and not args.workspace.is_dir():
+        raise SystemExit(f"mcp-server-ide: --workspace {args.workspace} is not a folder")
+    policy = Policy(
+        protected=tuple(args.protect),
+        read_only=args.read_only,
+        trusted=not args.untrusted,
+        confirm_policy=args.confirm_policy,
+    )
+    workspaces = LocalWorkspaces(args.workspace, policy, args.state_dir)
+    options = ServerOptions(
+        tools=[t.strip() for t in args.tools.split(",") if t.strip()] if args.tools else None,
+        read_only=args.read_only,
+        plugins=args.plugin,
+        extra={"workspaces": workspaces, "explicit_workspace": args.workspace is not None},
+    )
+    server, runner = build_server(workspaces.for_context, options)
+    return workspaces, server, runner
+
+
+def _subcommand(name: str, rest: list[str]) -> int:
+    if name == "call":
+        return _call(rest)
+    try:
+        module = importlib.import_module(".clientconfig", __package__)
+    except ImportError:
+        print("mcp-server-ide: the config command is not available in this build", file=sys.stderr)
+        return 2
+    return int(module.main(rest) or 0)
+
+
+def _call(rest: list[str]) -> int:
+    """``mcp-server-ide call TOOL [JSON] [server options…]``: the CLI door."""
+    if not rest:
+        print("usage: mcp-server-ide call TOOL ['{\"param\": \"value\"}'] [--workspace DIR] [options]", file=sys.stderr)
+        return 2
+    tool_name, rest = rest[0], rest[1:]
+    payload = "{}"
+    if rest and not rest[0].startswith("-"):
+        payload, rest = rest[0], rest[1:]
+    args = build_parser().parse_args(rest)
+    workspaces, _server, runner = _build(args)
+    import anyio
+
+    from .call import Call
+    from .registry import ToolFailure
+
+    async def run() -> int:
+        try:
+            arguments = json.loads(payload)
+            if not isinstance(arguments, dict):
+                raise ToolFailure("the arguments must be a JSON object")
+            call = Call(workspace=workspaces.workspace, door="cli", tool=tool_name, arguments=arguments)
+            result = await runner.run(tool_name, arguments, call)
+        except json.JSONDecodeError as exc:
+            print(json.dumps({"status": None, "error": f"invalid JSON arguments: {exc.msg}"}))
+            return 2
+        except ToolFailure as exc:
+            print(json.dumps({"status": None, "error": str(exc)}, ensure_ascii=False))
+            return 1
+        finally:
+            workspaces.close()
+        print(json.dumps({"status": result, "error": None}, ensure_ascii=False, indent=2))
+        return 0
+
+    return anyio.run(run)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

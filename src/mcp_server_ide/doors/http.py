@@ -1,0 +1,114 @@
+"""The HTTP doors in one Starlette app: Streamable HTTP MCP at ``/mcp`` (stateful or
+``--stateless``), legacy SSE at ``/sse``, the seed's REST interface at ``/mcp/{name}``, and the
+generated reference at ``GET /mcp/tools``. Every request passes :mod:`.guard` first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute
+
+from . import rest
+from .guard import GuardMiddleware, GuardPolicy
+
+log = logging.getLogger(__name__)
+
+PORT_RANGE = range(9960, 9991)
+
+
+@dataclass
+class HttpSettings:
+    host: str = "127.0.0.1"
+    port: int | None = None
+    stateless: bool = False
+    token: str | None = None
+    allowed_hosts: list[str] = field(default_factory=list)
+    allowed_origins: list[str] = field(default_factory=list)
+
+
+def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
+    """Bind a listening socket: the wanted port (0 = any free one), else the first free in 9960-9990."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    candidates = [wanted] if wanted is not None else list(PORT_RANGE)
+    last_error: OSError | None = None
+    for port in candidates:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            sock.close()
+            last_error = exc
+            continue
+        sock.listen(128)
+        sock.set_inheritable(True)
+        return sock, sock.getsockname()[1]
+    where = f"port {wanted}" if wanted is not None else "any port in 9960-9990"
+    raise SystemExit(f"mcp-server-ide: cannot listen on {host} {where}: {last_error}")
+
+
+def build_app(server: Any, runner: Any, workspaces: Any, settings: HttpSettings, port: int) -> Any:
+    policy = GuardPolicy.for_bind(
+        settings.host,
+        port,
+        token=settings.token,
+        extra_hosts=settings.allowed_hosts,
+        extra_origins=settings.allowed_origins,
+    )
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(policy.allowed_hosts),
+        allowed_origins=sorted(policy.allowed_origins),
+    )
+    mcp_app = server.streamable_http_app(
+        stateless_http=settings.stateless, transport_security=security, host=settings.host
+    )
+    routes: list[BaseRoute] = []
+    routes.extend(_reference_routes(runner, settings))
+    routes.extend(rest.routes(runner, workspaces.for_context))
+    routes.extend(mcp_app.routes)
+    if not settings.stateless:
+        try:
+            sse_app = server.sse_app(transport_security=security, host=settings.host)
+            routes.extend(sse_app.routes)
+        except Exception:  # the SDK may drop legacy SSE; Streamable HTTP still serves
+            log.info("legacy SSE transport not available", exc_info=True)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with server.session_manager.run():
+            try:
+                yield
+            finally:
+                workspaces.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    return GuardMiddleware(app, policy)
+
+
+def _reference_routes(runner: Any, settings: HttpSettings) -> list[BaseRoute]:
+    try:
+        from . import reference
+    except ImportError:
+        return []
+    return list(reference.routes(runner, settings))
+
+
+async def serve(server: Any, runner: Any, workspaces: Any, settings: HttpSettings) -> None:
+    import uvicorn
+
+    sock, port = pick_port(settings.host, settings.port)
+    app = build_app(server, runner, workspaces, settings, port)
+    shown = f"[{settings.host}]" if ":" in settings.host else settings.host
+    print(f"mcp-server-ide: listening on http://{shown}:{port}/mcp (seed REST at /mcp/<tool>, reference at /mcp/tools)", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    await uvicorn.Server(config).serve(sockets=[sock])

@@ -1,0 +1,28 @@
+"""MCP over stdio: what VS Code's ``.vscode/mcp.json`` and most clients launch.
+
+When the client closes stdin (or the process is told to stop) every workspace service is
+closed, so no job, terminal or language server outlives the session.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+import anyio
+
+
+async def serve(server: Any, workspaces: Any) -> None:
+    async def stop_on_signal(scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async for _ in signals:
+                scope.cancel()
+                return
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_on_signal, tg.cancel_scope)
+            await server.run_stdio_async()
+            tg.cancel_scope.cancel()
+    finally:
+        workspaces.close()
