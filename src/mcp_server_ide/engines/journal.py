@@ -2,25 +2,48 @@
 
 Kept per workspace in its state folder (never inside the workspace): a JSON-lines log of
 entries (id, time, tool, arguments, path, hashes before and after) and a content-addressed
-store of the bytes before and after each change.
+store of the bytes before and after each change. Checkpoints are a second JSON-lines log.
+
+On top of the log this module answers the journal tools (``tools/journal.py``):
+
+- **undo** an entry: write back its ``before`` bytes, only when the file still holds its
+  ``after`` bytes (anything else means other hands changed it since; refused unless forced).
+  Undo writes go through :func:`.textio.write_file` / :func:`.textio.delete_file`, so they are
+  journaled themselves (``kind="undo"``, ``undoes=<id>``), and undoing an undo is a redo.
+- **checkpoints**: a name for "the state of every journaled file now". A checkpoint stores the
+  current bytes of every file the journal knows; a file first changed after the checkpoint is
+  restored to the ``before`` of its first change after it. **restore** writes those states back
+  (byte-identical; created files are deleted, deleted ones re-created); **diff** shows every
+  file that differs from it; **keep** moves a file's checkpoint state to its current bytes.
+- Every multi-file operation checks every file first and changes nothing when one conflicts.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as _dt
+import difflib
 import json
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..call import current_or_none
+from ..registry import ToolFailure
 from ..workspace import Workspace
 from .changes import FileChange
 from .textio import atomic_write, content_hash
 
 ABSENT = "absent"
+START = "start"
+"""The implicit checkpoint before the first journaled change."""
+
+MAX_DIFF_CHARS = 40_000
 
 
 @dataclass(frozen=True)
@@ -35,6 +58,71 @@ class Entry:
     """SHA-256 of the bytes before the change, or "absent" when the change created the file."""
     after: str
     """SHA-256 of the bytes after the change, or "absent" when the change deleted the file."""
+    kind: str = "edit"
+    """"edit" (a tool changed the file), "undo" (the journal reversed entry ``undoes``) or
+    "restore" (the journal restored ``checkpoint``)."""
+    undoes: int | None = None
+    checkpoint: str | None = None
+    mode: int | None = None
+    """The file's permission bits after the change (None when it was deleted)."""
+
+    @property
+    def action(self) -> str:
+        if self.before == ABSENT:
+            return "created"
+        if self.after == ABSENT:
+            return "deleted"
+        return "modified"
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    name: str
+    time: float
+    last_entry: int
+    """Entries with a larger id happened after the checkpoint."""
+    files: dict[str, str] = field(default_factory=dict)
+    """Path -> hash (or "absent") of the files the journal knew, as they were at the checkpoint."""
+    observed: int = 0
+    """The last entry id when this record was written (``keep`` writes newer records of a checkpoint)."""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One journaled file compared with a checkpoint."""
+
+    path: str
+    target: str
+    """The hash the checkpoint holds for it ("absent": it did not exist)."""
+    current: str
+    """The hash of its bytes now ("absent": it does not exist)."""
+    known: str
+    """The hash the journal last saw (after its last change, or a checkpoint's snapshot)."""
+    entries: tuple[int, ...]
+    """Ids of the journal entries for this file after the checkpoint."""
+
+    @property
+    def changed(self) -> bool:
+        return self.target != self.current
+
+    @property
+    def outside(self) -> bool:
+        """True when the file changed by other hands since the journal last saw it."""
+        return self.current != self.known
+
+
+_MARK: ContextVar[dict[str, Any] | None] = ContextVar("mcp_server_ide_journal_mark", default=None)
+
+
+@contextlib.contextmanager
+def marking(**fields: Any) -> Iterator[None]:
+    """Entries recorded inside this block carry ``fields`` (``kind``, ``undoes``, ``checkpoint``)."""
+    token = _MARK.set(fields)
+    try:
+        yield
+    finally:
+        _MARK.reset(token)
 
 
 class Journal:
@@ -44,11 +132,19 @@ class Journal:
         self.blobs = self.folder / "blobs"
         self.blobs.mkdir(parents=True, exist_ok=True)
         self.log_path = self.folder / "entries.jsonl"
-        self._lock = threading.Lock()
+        self.checkpoints_path = self.folder / "checkpoints.jsonl"
+        self._lock = threading.RLock()
+        """Guards the in-memory lists and the appends; never held while waiting for a file lock."""
+        self._op = threading.Lock()
+        """Serialises the journal's own operations (checkpoint, keep, undo, restore)."""
         self._entries: list[Entry] | None = None
+        self._checkpoints: list[Checkpoint] | None = None
+
+    # ------------------------------------------------------------------ the log
 
     def record(self, change: FileChange) -> Entry:
         call = current_or_none()
+        mark = _MARK.get() or {}
         with self._lock:
             entries = self._load()
             entry = Entry(
@@ -57,14 +153,15 @@ class Journal:
                 tool=call.tool if call else "",
                 door=call.door if call else "",
                 arguments=_short_arguments(call.arguments if call else {}),
-                path=change.rel,
+                path=self._journal_path(change),
                 before=self._store(change.before),
                 after=self._store(change.after),
+                kind=mark.get("kind", "edit"),
+                undoes=mark.get("undoes"),
+                checkpoint=mark.get("checkpoint"),
+                mode=_mode_of(change.path) if change.after is not None else None,
             )
-            with open(self.log_path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(asdict(entry), ensure_ascii=False) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
+            _append_line(self.log_path, asdict(entry))
             entries.append(entry)
             return entry
 
@@ -72,10 +169,27 @@ class Journal:
         with self._lock:
             return list(self._load())
 
+    def entry(self, entry_id: int) -> Entry | None:
+        entries = self.entries()
+        # ids are dense and start at 1, unless the log lost a torn line: search then.
+        if 0 < entry_id <= len(entries) and entries[entry_id - 1].id == entry_id:
+            return entries[entry_id - 1]
+        return next((e for e in entries if e.id == entry_id), None)
+
     def blob(self, digest: str) -> bytes | None:
         if digest == ABSENT:
             return None
-        return (self.blobs / digest[:2] / digest).read_bytes()
+        try:
+            return (self.blobs / digest[:2] / digest).read_bytes()
+        except FileNotFoundError:
+            raise ToolFailure(
+                f"unavailable: the journal's copy of content {digest[:12]}… is missing from its store "
+                "(the state folder was cleaned); this change cannot be restored",
+                kind="unavailable",
+            ) from None
+
+    def store(self, data: bytes | None) -> str:
+        return self._store(data)
 
     def _store(self, data: bytes | None) -> str:
         if data is None:
@@ -87,16 +201,468 @@ class Journal:
             atomic_write(path, data, 0o600)
         return digest
 
+    def _journal_path(self, change: FileChange) -> str:
+        return self._path_name(change.path) or change.rel
+
+    def _path_name(self, path: Path) -> str | None:
+        """The path as a caller names it: relative to the primary root, or ``<root name>/...`` for another root."""
+        for index, root in enumerate(self.ws.roots):
+            try:
+                rel = path.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            return rel if index == 0 else f"{root.name}/{rel}"
+        return None
+
+    def user_path(self, path: str) -> str:
+        """A caller's path in the journal's form (through the sandbox: outside paths are refused)."""
+        from . import sandbox
+
+        resolved = sandbox.resolve(self.ws, path)
+        return self._path_name(resolved.path) or resolved.rel
+
     def _load(self) -> list[Entry]:
         if self._entries is None:
             self._entries = []
-            if self.log_path.exists():
-                for line in self.log_path.read_text(encoding="utf-8").splitlines():
-                    try:
-                        self._entries.append(Entry(**json.loads(line)))
-                    except (ValueError, TypeError):
-                        continue  # a torn last line after a crash
+            for item in _read_lines(self.log_path):
+                try:
+                    self._entries.append(Entry(**item))
+                except TypeError:
+                    continue
         return self._entries
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def checkpoints(self) -> list[Checkpoint]:
+        """The checkpoints, each in its latest form, oldest first."""
+        with self._lock:
+            latest: dict[str, Checkpoint] = {}
+            for cp in self._load_checkpoints():
+                latest.pop(cp.name, None)
+                if cp.last_entry >= 0:
+                    latest[cp.name] = cp
+            return sorted(latest.values(), key=lambda c: (c.time, c.name))
+
+    def checkpoint(self, name: str | None) -> Checkpoint:
+        """A checkpoint by name; None is the newest one, or the journal's start when there is none."""
+        cps = self.checkpoints()
+        if name is None:
+            return cps[-1] if cps else self._start()
+        for cp in cps:
+            if cp.name == name:
+                return cp
+        if name == START:
+            return self._start()
+        known = ", ".join(repr(c.name) for c in cps) or "none yet"
+        raise ToolFailure(
+            f"not found: no checkpoint named {name!r} (checkpoints: {known}; '{START}' is the state before the "
+            "first journaled change; create one with create_checkpoint)",
+            kind="not_found",
+        )
+
+    def _start(self) -> Checkpoint:
+        return Checkpoint(name=START, time=0.0, last_entry=0, files={}, observed=0)
+
+    def create_checkpoint(self, name: str, description: str = "") -> Checkpoint:
+        """Snapshot every journaled file's current bytes under ``name`` (replacing a checkpoint of that name)."""
+        with self._op:
+            entries = self.entries()
+            files: dict[str, str] = {}
+            for path in _paths(entries):
+                data = self._read_current(path)
+                if data is not _UNREADABLE:
+                    files[path] = self._store(data)  # type: ignore[arg-type]
+            last = entries[-1].id if entries else 0
+            cp = Checkpoint(
+                name=name,
+                time=time.time(),
+                last_entry=last,
+                files=files,
+                observed=last,
+                description=description,
+            )
+            with self._lock:
+                self._append_checkpoint(cp)
+            return cp
+
+    def keep(self, name: str | None, paths: list[str] | None) -> tuple[Checkpoint, list[str]]:
+        """Move the checkpoint's state of ``paths`` (every changed file when None) to their current bytes."""
+        with self._op:
+            cp = self.checkpoint(name)
+            states = self.states(cp, paths)
+            kept = [s.path for s in states if s.changed]
+            files = dict(cp.files)
+            for state in states:
+                if state.path in kept:
+                    data = self._read_current(state.path)
+                    if data is _UNREADABLE:
+                        continue
+                    files[state.path] = self._store(data)  # type: ignore[arg-type]
+                else:
+                    files.setdefault(state.path, state.target)
+            entries = self.entries()
+            updated = Checkpoint(
+                name=cp.name,
+                time=cp.time or time.time(),
+                last_entry=cp.last_entry,
+                files=files,
+                observed=entries[-1].id if entries else 0,
+                description=cp.description,
+            )
+            with self._lock:
+                self._append_checkpoint(updated)
+            return updated, kept
+
+    def _append_checkpoint(self, cp: Checkpoint) -> None:
+        _append_line(self.checkpoints_path, asdict(cp))
+        self._load_checkpoints().append(cp)
+
+    def _load_checkpoints(self) -> list[Checkpoint]:
+        if self._checkpoints is None:
+            self._checkpoints = []
+            for item in _read_lines(self.checkpoints_path):
+                try:
+                    self._checkpoints.append(Checkpoint(**item))
+                except TypeError:
+                    continue
+        return self._checkpoints
+
+    # ------------------------------------------------------------------ comparing
+
+    def states(self, cp: Checkpoint, paths: list[str] | None = None) -> list[FileState]:
+        """Every journaled file (or those in ``paths``) compared with checkpoint ``cp``."""
+        with self._lock:
+            entries = list(self._load())
+            records = list(self._load_checkpoints())
+        wanted = None if paths is None else {self.user_path(p) for p in paths}
+        after_cp: dict[str, list[Entry]] = {}
+        for e in entries:
+            if e.id > cp.last_entry:
+                after_cp.setdefault(e.path, []).append(e)
+        names = list(cp.files) + [p for p in after_cp if p not in cp.files]
+        out: list[FileState] = []
+        for path in sorted(names):
+            if wanted is not None and path not in wanted:
+                continue
+            target = cp.files[path] if path in cp.files else after_cp[path][0].before
+            current = self._hash_now(path)
+            out.append(
+                FileState(
+                    path=path,
+                    target=target,
+                    current=current,
+                    known=_known(path, entries, records, current),
+                    entries=tuple(e.id for e in after_cp.get(path, [])),
+                )
+            )
+        return out
+
+    def undone_ids(self) -> set[int]:
+        """Entries currently reversed: undone by an undo that has not itself been undone."""
+        undone: set[int] = set()
+        for e in reversed(self.entries()):
+            if e.kind == "undo" and e.id not in undone and e.undoes is not None:
+                undone.add(e.undoes)
+        return undone
+
+    def undone_by(self) -> dict[int, int]:
+        by: dict[int, int] = {}
+        undone = self.undone_ids()
+        for e in self.entries():
+            if e.kind == "undo" and e.undoes in undone and e.id not in undone and e.undoes is not None:
+                by[e.undoes] = e.id
+        return by
+
+    def _hash_now(self, path: str) -> str:
+        """The hash of the file's bytes now, "absent" or "unreadable"."""
+        data = self._read_current(path)
+        if data is _UNREADABLE:
+            return UNREADABLE
+        return ABSENT if data is None else content_hash(data)  # type: ignore[arg-type]
+
+    def _read_current(self, path: str) -> bytes | object | None:
+        """The file's bytes now, None when it does not exist, ``_UNREADABLE`` when it cannot be read."""
+        from . import sandbox, textio
+
+        try:
+            resolved = sandbox.resolve(self.ws, path)
+        except ToolFailure:
+            return _UNREADABLE
+        if not os.path.lexists(resolved.path):
+            return None
+        try:
+            data, _ = textio.read_bytes(resolved, limit=None)
+        except ToolFailure:
+            return _UNREADABLE
+        return data
+
+    # ------------------------------------------------------------------ undo / restore
+
+    def undo(
+        self, ids: list[int] | None = None, last: int | None = None, force: bool = False
+    ) -> list[tuple[Entry, Entry | None]]:
+        """Reverse the entries ``ids`` (newest first) or the last ``last`` live edits.
+
+        Returns ``(undone entry, new undo entry)`` pairs (the new entry is None when the file
+        already held the wanted bytes). Raises a conflict, changing nothing, when a file no longer
+        holds what the journal wrote (unless ``force``).
+        """
+        with self._op:
+            plan = self._undo_plan(ids, last)
+            sim: dict[str, str] = {}
+            problems: list[str] = []
+            for e in plan:
+                if e.path not in sim:
+                    sim[e.path] = self._hash_now(e.path)
+                    if sim[e.path] == UNREADABLE:
+                        problems.append(f"{e.path!r} cannot be read now (not a regular file, or a folder)")
+                        continue
+                if sim[e.path] != e.after and not force:
+                    problems.append(self._why_differs(e, sim[e.path]))
+                sim[e.path] = e.before
+            if problems:
+                raise ToolFailure(
+                    "conflict: nothing was undone, because "
+                    + "; ".join(problems)
+                    + " (rule: undo never overwrites changes made by other hands; read the file and redo the edit "
+                    "yourself, or pass force: true to overwrite them)",
+                    kind="conflict",
+                )
+            done: list[tuple[Entry, Entry | None]] = []
+            for e in plan:
+                new = self._write(
+                    e.path, e.before, kind="undo", undoes=e.id, expect=None if force else e.after
+                )
+                done.append((e, new))
+            return done
+
+    def _undo_plan(self, ids: list[int] | None, last: int | None) -> list[Entry]:
+        entries = self.entries()
+        if ids:
+            plan: list[Entry] = []
+            for entry_id in sorted(set(ids), reverse=True):
+                e = self.entry(entry_id)
+                if e is None:
+                    newest = entries[-1].id if entries else 0
+                    raise ToolFailure(
+                        f"not found: there is no change #{entry_id} in the journal (changes are #1..#{newest}; "
+                        "list them with list_recent_changes)",
+                        kind="not_found",
+                    )
+                plan.append(e)
+            return plan
+        count = last or 1
+        undone = self.undone_ids()
+        live = [e for e in reversed(entries) if e.kind != "undo" and e.id not in undone]
+        if not live:
+            raise ToolFailure(
+                "not found: there is no change left to undo (rule: undo reverses the journal's own changes; "
+                "list them with list_recent_changes)",
+                kind="not_found",
+            )
+        return live[:count]
+
+    def _why_differs(self, e: Entry, now: str) -> str:
+        by = self.undone_by().get(e.id)
+        if by is not None and now == e.before:
+            return f"change #{e.id} to {e.path!r} was already undone by #{by}"
+        later = [x for x in self.entries() if x.path == e.path and x.id > e.id]
+        undone = self.undone_ids()
+        live_later = [x.id for x in later if x.id not in undone and x.kind != "undo"]
+        what = "has been deleted" if now == ABSENT else "holds other bytes"
+        if later and later[-1].after == now:
+            ids = ", ".join(f"#{i}" for i in live_later) or ", ".join(f"#{x.id}" for x in later)
+            return (
+                f"{e.path!r} was changed again after #{e.id} by later changes ({ids}); undo those first, "
+                "or restore a checkpoint"
+            )
+        return f"{e.path!r} {what} than change #{e.id} left (it was changed outside the server since)"
+
+    def restore(
+        self, cp: Checkpoint, paths: list[str] | None = None, force: bool = False
+    ) -> list[tuple[FileState, Entry | None]]:
+        """Write every journaled file (or ``paths``) back to its state at ``cp``; all or nothing on conflicts."""
+        with self._op:
+            states = [s for s in self.states(cp, paths) if s.changed]
+            if paths:
+                known = {s.path for s in self.states(cp, None)}
+                missing = [p for p in paths if self.user_path(p) not in known]
+                if missing:
+                    raise ToolFailure(
+                        f"not found: {', '.join(map(repr, missing))} never changed through this server "
+                        "(rule: the journal restores only files it recorded)",
+                        kind="not_found",
+                    )
+            conflicts = [s for s in states if s.outside]
+            if conflicts and not force:
+                names = ", ".join(repr(s.path) for s in conflicts)
+                raise ToolFailure(
+                    f"conflict: nothing was restored, because {names} changed outside the server since the journal "
+                    "last saw them (rule: restore never overwrites changes made by other hands; pass force: true "
+                    "to overwrite them, or keep_changes to make their current content part of the checkpoint)",
+                    kind="conflict",
+                )
+            done: list[tuple[FileState, Entry | None]] = []
+            for s in states:
+                new = self._write(
+                    s.path, s.target, kind="restore", checkpoint=cp.name, expect=None if force else s.current
+                )
+                done.append((s, new))
+            return done
+
+    def _write(self, path: str, target: str, *, expect: str | None, **mark: Any) -> Entry | None:
+        """Put the bytes ``target`` (or no file) at ``path``, through textio, journaled with ``mark``."""
+        from . import sandbox, textio
+
+        resolved = sandbox.resolve_for_write(self.ws, path)
+        data = self.blob(target)
+        with textio.file_lock(resolved.path), marking(**mark):
+            exists = os.path.lexists(resolved.path)
+            current, mode = textio.read_bytes(resolved, limit=None) if exists else (None, None)
+            now = ABSENT if current is None else content_hash(current)
+            if expect is not None and now != expect:
+                raise ToolFailure(
+                    f"conflict: {path!r} changed while the journal was writing it back; it was left as it is "
+                    "(files handled before it were already written: see list_recent_changes)",
+                    kind="conflict",
+                )
+            if now == target:
+                return None
+            before_count = len(self.entries())
+            if data is None:
+                textio.delete_file(self.ws, resolved, before=current)
+            elif current is None:
+                textio.write_file(
+                    self.ws,
+                    resolved,
+                    data,
+                    before=None,
+                    mode=self._mode_for(path, target),
+                    exclusive=True,
+                    make_parents=True,
+                )
+            else:
+                textio.write_file(self.ws, resolved, data, before=current, mode=mode)
+            entries = self.entries()
+            return entries[-1] if len(entries) > before_count else None
+
+    def _mode_for(self, path: str, digest: str) -> int | None:
+        for e in reversed(self.entries()):
+            if e.path == path and e.after == digest and e.mode is not None:
+                return e.mode
+        return None
+
+    # ------------------------------------------------------------------ diffs
+
+    def diff(self, path: str, before: str, after: str, limit: int = MAX_DIFF_CHARS) -> tuple[str, bool]:
+        """A unified diff between two stored states of ``path``; (text, truncated)."""
+        return unified_diff(path, self.blob(before), self.blob(after), limit)
+
+    def diff_state(self, state: FileState, limit: int = MAX_DIFF_CHARS) -> tuple[str, bool]:
+        """A unified diff from a file's checkpoint bytes to its current bytes; (text, truncated)."""
+        if state.current == UNREADABLE:
+            return f"(no diff: {state.path} cannot be read now)\n", False
+        try:
+            old = self.blob(state.target)
+        except ToolFailure as exc:
+            return f"(no diff: {exc})\n", False
+        now = self._read_current(state.path)
+        if now is _UNREADABLE:
+            return f"(no diff: {state.path} cannot be read now)\n", False
+        return unified_diff(state.path, old, now, limit)  # type: ignore[arg-type]
+
+
+_UNREADABLE = object()
+UNREADABLE = "unreadable"
+
+
+def unified_diff(
+    path: str, old: bytes | None, new: bytes | None, limit: int = MAX_DIFF_CHARS
+) -> tuple[str, bool]:
+    """A git-style unified diff of two byte strings (None = no file); binary files get one line."""
+    from .textio import decode
+
+    a = f"a/{path}" if old is not None else "/dev/null"
+    b = f"b/{path}" if new is not None else "/dev/null"
+    texts: list[str] = []
+    for data in (old, new):
+        if data is None:
+            texts.append("")
+            continue
+        try:
+            texts.append(decode(data, name=path).text)
+        except ToolFailure:
+            size_a = len(old) if old is not None else 0
+            size_b = len(new) if new is not None else 0
+            return f"Binary file {path} changed ({size_a} -> {size_b} bytes)\n", False
+    if old is not None and new is not None and texts[0] == texts[1]:
+        return f"File {path}: only the encoding, byte order mark or line endings changed\n", False
+    lines = difflib.unified_diff(
+        texts[0].splitlines(keepends=True), texts[1].splitlines(keepends=True), fromfile=a, tofile=b, n=3
+    )
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n\\ No newline at end of file\n"
+        size += len(line)
+        if size > limit:
+            out.append(f"…[diff truncated at {limit} characters]…\n")
+            return "".join(out), True
+        out.append(line)
+    return "".join(out), False
+
+
+def iso_time(t: float) -> str:
+    return _dt.datetime.fromtimestamp(t, tz=_dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _known(path: str, entries: list[Entry], records: list[Checkpoint], fallback: str) -> str:
+    """The newest state of ``path`` the journal observed: an entry's ``after`` or a checkpoint snapshot."""
+    best: tuple[int, int] | None = None
+    value = fallback
+    for e in entries:
+        if e.path == path and (best is None or (e.id, 0) >= best):
+            best, value = (e.id, 0), e.after
+    for cp in records:
+        if path in cp.files and (best is None or (cp.observed, 1) >= best):
+            best, value = (cp.observed, 1), cp.files[path]
+    return value
+
+
+def _paths(entries: list[Entry]) -> list[str]:
+    seen: dict[str, None] = {}
+    for e in entries:
+        seen.setdefault(e.path, None)
+    return list(seen)
+
+
+def _mode_of(path: Path) -> int | None:
+    import stat
+
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
+def _append_line(path: Path, item: dict[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue  # a torn last line after a crash
+        if isinstance(item, dict):
+            yield item
 
 
 def _short_arguments(arguments: dict[str, Any], limit: int = 400) -> dict[str, Any]:

@@ -302,6 +302,24 @@ def write_file(
     changes.publish(ws, changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=data))
 
 
+def delete_file(ws: Workspace, resolved: Resolved, *, before: bytes | None) -> None:
+    """Remove a file (never a folder), then journal and announce it. Callers hold ``file_lock``.
+
+    ``unlink`` is atomic: the name is gone or still there. The bytes stay in the journal, so
+    an undo re-creates the file byte for byte.
+    """
+    from . import changes
+
+    if resolved.path.is_dir() and not resolved.path.is_symlink():
+        raise sandbox.is_a_directory(resolved)
+    try:
+        os.unlink(resolved.path)
+    except OSError as exc:
+        raise _map_os_error(exc, resolved) from None
+    _fsync_dir(resolved.path.parent)
+    changes.publish(ws, changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=None))
+
+
 def _make_parents(ws: Workspace, resolved: Resolved) -> None:
     parent = resolved.path.parent
     missing: list[Path] = []
