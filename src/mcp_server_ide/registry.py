@@ -58,6 +58,76 @@ class ToolFailure(ToolError):
         self.kind: FailureKind = kind
 
 
+class _PagedMark:
+    """Marks a ``PagedList[X]`` return annotation (the runner publishes total/truncated/nextOffset)."""
+
+    def __repr__(self) -> str:
+        return "PAGED"
+
+
+PAGED = _PagedMark()
+
+
+class PagedList(list):  # type: ignore[type-arg]
+    """One page of a longer list. The items stay the result (the seed's JSON array); the page facts
+    travel beside it: extra envelope keys on the REST door (``total``, ``truncated``, ``nextOffset``),
+    ``structuredContent`` ``{"result": [...], "total", "truncated", "nextOffset"}`` plus a note line on MCP.
+
+    Annotate the tool ``-> PagedList[Item]`` and return ``PagedList(items, total=..., truncated=...,
+    next_offset=...)``. ``note`` adds a sentence to the MCP note line (e.g. why a search stopped early).
+    """
+
+    def __init__(
+        self,
+        items: Any = (),
+        *,
+        total: int | None = None,
+        truncated: bool = False,
+        next_offset: int | None = None,
+        note: str | None = None,
+        offset: int = 0,
+    ) -> None:
+        super().__init__(items)
+        self.offset = offset
+        self.total = len(self) if total is None else total
+        self.truncated = truncated
+        self.next_offset = next_offset
+        self.note = note
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        from typing import Annotated
+
+        return Annotated[list[item], PAGED]  # type: ignore[valid-type]
+
+    def page_fields(self) -> dict[str, Any]:
+        return {"total": self.total, "truncated": self.truncated, "nextOffset": self.next_offset}
+
+    def with_items(self, items: Any) -> PagedList:
+        return PagedList(
+            items,
+            total=self.total,
+            truncated=self.truncated,
+            next_offset=self.next_offset,
+            note=self.note,
+            offset=self.offset,
+        )
+
+    def note_line(self) -> str:
+        """One sentence for people and assistants reading the MCP text content."""
+        shown, offset = len(self), self.offset
+        if shown == 0:
+            text = f"no items on this page (total {self.total})"
+        else:
+            text = f"items {offset + 1}-{offset + shown} of {self.total}"
+        if self.truncated and self.next_offset is not None:
+            text += f"; more: call again with offset={self.next_offset}"
+        elif self.truncated:
+            text += "; the list is incomplete"
+        if self.note:
+            text += f"; {self.note}"
+        return text
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """Everything the doors need to know about one tool."""

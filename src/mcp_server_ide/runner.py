@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import functools
 import inspect
+import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import pydantic_core
 from mcp.server.mcpserver.tools.base import Tool
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
 from . import registry
 from .call import Call, Reporter, calling
-from .registry import ToolFailure, ToolSpec
+from .registry import PAGED, PagedList, ToolFailure, ToolSpec
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
@@ -81,6 +83,9 @@ class ToolRunner:
             raise ToolFailure(f"invalid parameters for {name}: {_validation_text(exc)}") from None
         call.tool, call.arguments = name, arguments
         result = await self._invoke(spec, validated, call)
+        if isinstance(result, PagedList):
+            # The REST door turns page_fields() into extra envelope keys beside "status".
+            return result.with_items(to_jsonable_python(list(result), by_alias=True))
         return to_jsonable_python(result, by_alias=True)
 
     def _sdk_tool(self, spec: ToolSpec) -> Tool:
@@ -94,12 +99,20 @@ class ToolRunner:
             structured_output=spec.structured,
         )
 
+        paged_item = _paged_item_type(spec)
+
         async def mcp_entry(**kwargs: Any) -> Any:
             ctx = kwargs.pop(CONTEXT_KWARG)
             call = self._make_call(ctx, spec.name, dict(kwargs))
-            return await self._invoke(spec, kwargs, call)
+            result = await self._invoke(spec, kwargs, call)
+            if paged_item is not None:
+                return _paged_call_result(result)
+            return result
 
-        return base.model_copy(update={"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG})
+        update: dict[str, Any] = {"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG}
+        if paged_item is not None:
+            update["fn_metadata"] = _paged_metadata(base, spec.name, paged_item)
+        return base.model_copy(update=update)
 
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
         if self.read_only and not spec.read_only:
@@ -109,6 +122,44 @@ class ToolRunner:
                 return await spec.fn(**kwargs)
             # anyio copies the context into the worker thread, so `current()` works there too.
             return await anyio.to_thread.run_sync(functools.partial(spec.fn, **kwargs))
+
+
+def _paged_item_type(spec: ToolSpec) -> Any:
+    """The item type of a tool annotated ``-> PagedList[Item]``, else None."""
+    try:
+        hints = typing.get_type_hints(spec.fn, include_extras=True)
+    except Exception:
+        return None
+    ret = hints.get("return")
+    if typing.get_origin(ret) is typing.Annotated and PAGED in getattr(ret, "__metadata__", ()):
+        return typing.get_args(typing.get_args(ret)[0])[0]
+    return None
+
+
+def _paged_metadata(base: Tool, name: str, item: Any) -> Any:
+    """The SDK metadata of a paged tool, with total/truncated/nextOffset in its output schema."""
+    from pydantic import Field, create_model
+
+    model = create_model(
+        f"{name}Output",
+        result=(list[item], Field(description="The items of this page.")),  # type: ignore[valid-type]
+        total=(int, Field(description="How many items there are in all (over every page).")),
+        truncated=(bool, Field(description="True when more items exist beyond this page, or it is partial.")),
+        nextOffset=(int | None, Field(default=None, description="The offset of the next page, if any.")),
+    )
+    return type(base.fn_metadata)(arg_model=base.fn_metadata.arg_model, output_model=model, wrap_output=True)
+
+
+def _paged_call_result(result: Any) -> CallToolResult:
+    """A paged list on MCP: the array as JSON text plus a note line; the page facts in structuredContent."""
+    if not isinstance(result, PagedList):
+        result = PagedList(result)
+    items = to_jsonable_python(list(result), by_alias=True)
+    text = pydantic_core.to_json(items).decode()
+    return CallToolResult(
+        content=[TextContent(type="text", text=text), TextContent(type="text", text=result.note_line())],
+        structured_content={"result": items, **result.page_fields()},
+    )
 
 
 def _validation_text(exc: ValidationError) -> str:
