@@ -86,6 +86,9 @@ class Checkpoint:
     observed: int = 0
     """The last entry id when this record was written (``keep`` writes newer records of a checkpoint)."""
     description: str = ""
+    seen: dict[str, str] = field(default_factory=dict)
+    """Path -> hash of the files whose bytes were read when this record was written (what the journal
+    last saw of them, for telling changes by other hands)."""
 
 
 @dataclass(frozen=True)
@@ -292,14 +295,13 @@ class Journal:
             states = self.states(cp, paths)
             kept = [s.path for s in states if s.changed]
             files = dict(cp.files)
+            seen: dict[str, str] = {}
             for state in states:
                 if state.path in kept:
                     data = self._read_current(state.path)
                     if data is _UNREADABLE:
                         continue
-                    files[state.path] = self._store(data)  # type: ignore[arg-type]
-                else:
-                    files.setdefault(state.path, state.target)
+                    files[state.path] = seen[state.path] = self._store(data)  # type: ignore[arg-type]
             entries = self.entries()
             updated = Checkpoint(
                 name=cp.name,
@@ -308,6 +310,7 @@ class Journal:
                 files=files,
                 observed=entries[-1].id if entries else 0,
                 description=cp.description,
+                seen=seen,
             )
             with self._lock:
                 self._append_checkpoint(updated)
@@ -625,8 +628,8 @@ def _known(path: str, entries: list[Entry], records: list[Checkpoint], fallback:
         if e.path == path and (best is None or (e.id, 0) >= best):
             best, value = (e.id, 0), e.after
     for cp in records:
-        if path in cp.files and (best is None or (cp.observed, 1) >= best):
-            best, value = (cp.observed, 1), cp.files[path]
+        if path in cp.seen and (best is None or (cp.observed, 1) >= best):
+            best, value = (cp.observed, 1), cp.seen[path]
     return value
 
 
