@@ -9,6 +9,7 @@ of these (the REST door has no channel back) gives a reporter that does nothing,
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -50,6 +51,15 @@ class Call:
     tool: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)
     session_id: str | None = None
+    cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
+    """Set when the caller cancels the call: long loops and the process engine stop on it."""
+
+    def check_cancelled(self) -> None:
+        """Raise if the caller cancelled this call (for loops in sync tools and engines)."""
+        if self.cancelled.is_set():
+            from .registry import ToolFailure
+
+            raise ToolFailure("cancelled: the caller cancelled this call", kind="conflict")
 
 
 _CURRENT: ContextVar[Call | None] = ContextVar("mcp_server_ide_call", default=None)

@@ -24,6 +24,7 @@ from pydantic_core import to_jsonable_python
 
 from . import registry
 from .call import Call, Reporter, calling
+from .engines.peer import InputNeeded
 from .registry import PAGED, PagedList, ToolFailure, ToolSpec
 
 if TYPE_CHECKING:
@@ -104,7 +105,10 @@ class ToolRunner:
         async def mcp_entry(**kwargs: Any) -> Any:
             ctx = kwargs.pop(CONTEXT_KWARG)
             call = self._make_call(ctx, spec.name, dict(kwargs))
-            result = await self._invoke(spec, kwargs, call)
+            try:
+                result = await self._invoke(spec, kwargs, call)
+            except InputNeeded as need:  # 2026-07-28: ask the client, then it calls again
+                return need.result()
             if paged_item is not None:
                 return _paged_call_result(result)
             return result
@@ -119,9 +123,19 @@ class ToolRunner:
             raise read_only_refusal(spec)
         with calling(call):
             if inspect.iscoroutinefunction(spec.fn):
-                return await spec.fn(**kwargs)
+                try:
+                    return await spec.fn(**kwargs)
+                except anyio.get_cancelled_exc_class():
+                    call.cancelled.set()
+                    raise
             # anyio copies the context into the worker thread, so `current()` works there too.
-            return await anyio.to_thread.run_sync(functools.partial(spec.fn, **kwargs))
+            # On cancellation the caller gets its answer at once; `call.cancelled` tells the
+            # thread (and the process engine) to stop the work itself.
+            try:
+                return await anyio.to_thread.run_sync(functools.partial(spec.fn, **kwargs), abandon_on_cancel=True)
+            except anyio.get_cancelled_exc_class():
+                call.cancelled.set()
+                raise
 
 
 def _paged_item_type(spec: ToolSpec) -> Any:

@@ -59,12 +59,19 @@ class SessionReporter:
         self.ctx = ctx
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        from .surface.progress import reported
+
+        reported()
         try:
             await self.ctx.report_progress(done, total, message)
         except Exception:  # a client that went away must not fail the work
             log.debug("progress notification failed", exc_info=True)
 
     async def log(self, level: str, message: str) -> None:
+        from .surface.logs import wanted
+
+        if not wanted(self.ctx, level):
+            return
         try:
             await self.ctx.log(level, message)  # type: ignore[arg-type]
         except Exception:
@@ -79,7 +86,9 @@ class SessionReporter:
 WorkspaceFor = Callable[[Context[Any, Any]], Workspace]
 
 
-def build_server(workspace_for: WorkspaceFor, options: ServerOptions | None = None) -> tuple[MCPServer, ToolRunner]:
+def build_server(
+    workspace_for: WorkspaceFor, options: ServerOptions | None = None
+) -> tuple[MCPServer, ToolRunner]:
     """The MCP server and the tool runner every other door shares."""
     from . import extensions, registry
 
@@ -89,11 +98,9 @@ def build_server(workspace_for: WorkspaceFor, options: ServerOptions | None = No
         registry.load_plugin(module)
 
     def make_call(ctx: Context[Any, Any], tool: str, arguments: dict[str, Any]) -> Call:
-        session_id = None
-        try:
-            session_id = ctx.request_context.session_id  # type: ignore[attr-defined]
-        except Exception:
-            session_id = None
+        from .surface.lowlevel import session_key
+
+        session_id = session_key(ctx)
         return Call(
             workspace=workspace_for(ctx),
             door="mcp",

@@ -7,6 +7,7 @@ it). When the client cannot be asked, the workspace's ``confirm_policy`` decides
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -23,22 +24,26 @@ class Confirmation(BaseModel):
 
 
 async def ask_through_elicitation(ctx: Any, message: str) -> bool | None:
-    """True/False from the person, or None when the client has no elicitation."""
+    """True/False from the person, or None when the client has no elicitation.
+
+    Works on both protocol eras (see :mod:`.peer`): on 2026-07-28 the first round raises
+    ``InputNeeded``, which must propagate so the call returns an ``InputRequiredResult``.
+    """
+    from .peer import InputNeeded, elicit
+
     try:
-        caps = ctx.client_capabilities
-    except Exception:
-        caps = None
-    if caps is None or getattr(caps, "elicitation", None) is None:
-        return None
-    try:
-        result = await ctx.elicit(message, Confirmation)
+        result = await elicit(message, Confirmation)
+    except InputNeeded:
+        raise
     except Exception:
         log.debug("elicitation failed", exc_info=True)
         return None
+    if result is None:
+        return None
     if result.action != "accept":
         return False
-    data = getattr(result, "data", None)
-    return bool(getattr(data, "confirm", True))
+    content = result.content or {}
+    return bool(content.get("confirm", True))
 
 
 async def confirm(message: str, *, rule: str) -> None:
@@ -56,3 +61,10 @@ async def confirm(message: str, *, rule: str) -> None:
         "Ask them to confirm and run the server with --confirm-policy allow, or use a client with elicitation.",
         kind="refused",
     )
+
+
+def confirm_sync(message: str, *, rule: str) -> None:
+    """:func:`confirm` from a sync tool (it runs in a worker thread)."""
+    import anyio.from_thread
+
+    anyio.from_thread.run(functools.partial(confirm, message, rule=rule))

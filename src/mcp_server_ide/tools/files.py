@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import edits, sandbox, textio
+from ..engines import edits, reads, sandbox, textio
 from ..registry import ToolFailure, tool
 
 PathInProject = Annotated[
@@ -68,7 +68,9 @@ def _line_ending(tf: textio.TextFile) -> str:
     return {"\r\n": "CRLF", "\r": "CR", "\n": "LF"}.get(tf.newline or "", "mixed")
 
 
-def _written(resolved: sandbox.Resolved, data: bytes, start: float, created: bool | None = None) -> WriteResult:
+def _written(
+    resolved: sandbox.Resolved, data: bytes, start: float, created: bool | None = None
+) -> WriteResult:
     result = WriteResult(
         path=str(resolved.path),
         relativePath=resolved.display_rel,
@@ -96,6 +98,7 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
     tf = textio.read_text(resolved)
+    reads.note_read(ws, resolved.rel)
     return FileText(
         content=tf.text,
         path=str(resolved.path),
@@ -119,9 +122,16 @@ def _count_lines(text: str) -> int:
     destructive=True,
     idempotent=True,
     example={"pathInProject": "src/utils/helper.js", "text": "function helper() { return 'Updated'; }\n"},
-    errors=("protected path", "outside the workspace", "stale expectedHash", "characters the file's encoding cannot hold"),
+    errors=(
+        "protected path",
+        "outside the workspace",
+        "stale expectedHash",
+        "characters the file's encoding cannot hold",
+    ),
 )
-def rewrite_file_content(pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None) -> WriteResult:
+def rewrite_file_content(
+    pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None
+) -> WriteResult:
     """Replace the whole content of a file (creating it, and its folders, if it does not exist).
     The file keeps its encoding, BOM, line endings (a CRLF file stays CRLF) and mode. For a change to part
     of a file prefer `replace_specific_text`. Returns `{path, relativePath, size, operationTimeMs}` plus the new
@@ -129,6 +139,8 @@ def rewrite_file_content(pathInProject: PathInProject, text: str, expectedHash: 
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
+    if expectedHash is None and resolved.path.exists():
+        reads.confirm_overwrite(ws, resolved)
     with textio.file_lock(resolved.path):
         if resolved.path.exists():
             old = textio.read_text(resolved)
@@ -146,7 +158,10 @@ def rewrite_file_content(pathInProject: PathInProject, text: str, expectedHash: 
 @tool(
     "file",
     title="Create file",
-    example={"pathInProject": "src/utils/newFile.js", "text": "// New file content\nfunction newFunc() { return true; }\n"},
+    example={
+        "pathInProject": "src/utils/newFile.js",
+        "text": "// New file content\nfunction newFunc() { return true; }\n",
+    },
     errors=("already exists", "protected path", "outside the workspace"),
 )
 def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteResult:
@@ -185,7 +200,9 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
     if not resolved.path.is_dir():
         if not resolved.path.exists():
             raise sandbox.not_found(resolved)
-        raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with get_file_text_by_path)")
+        raise ToolFailure(
+            f"{resolved.display_rel!r} is a file, not a folder (read it with get_file_text_by_path)"
+        )
     textio.sweep_temp_files(resolved.path)
     entries: list[FolderEntry] = []
     prefix = resolved.rel + "/" if resolved.rel else ""
@@ -202,7 +219,9 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
     return entries
 
 
-def _entry_kind(entry: os.DirEntry[str], root: os.PathLike[str]) -> tuple[Literal["file", "directory", "symlink", "other"], int | None]:
+def _entry_kind(
+    entry: os.DirEntry[str], root: os.PathLike[str]
+) -> tuple[Literal["file", "directory", "symlink", "other"], int | None]:
     try:
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
@@ -221,15 +240,29 @@ def _entry_kind(entry: os.DirEntry[str], root: os.PathLike[str]) -> tuple[Litera
     "file",
     title="Replace lines",
     destructive=True,
-    example={"pathInProject": "src/utils/helper.js", "startLine": 5, "endLine": 5, "content": "function helper() { return 'Updated'; }", "offset": 0},
+    example={
+        "pathInProject": "src/utils/helper.js",
+        "startLine": 5,
+        "endLine": 5,
+        "content": "function helper() { return 'Updated'; }",
+        "offset": 0,
+    },
     errors=("line range outside the file", "protected path", "stale expectedHash"),
 )
 def replace_file_content_at_position(
     pathInProject: PathInProject,
     startLine: Annotated[int, Field(description="First line to replace, 1-based.")],
-    endLine: Annotated[int, Field(description="Last line to replace, 1-based, inclusive. startLine - 1 inserts before startLine.")],
+    endLine: Annotated[
+        int,
+        Field(
+            description="Last line to replace, 1-based, inclusive. startLine - 1 inserts before startLine."
+        ),
+    ],
     content: Annotated[str, Field(description="The new text for those lines.")],
-    offset: Annotated[int, Field(description="Keep this many characters (0-based column) of startLine before the new content.")] = 0,
+    offset: Annotated[
+        int,
+        Field(description="Keep this many characters (0-based column) of startLine before the new content."),
+    ] = 0,
     expectedHash: ExpectedHash = None,
 ) -> str:
     """Replace lines `startLine`..`endLine` (1-based, inclusive) with `content`, leaving every other line
@@ -249,10 +282,15 @@ def replace_file_content_at_position(
 @tool(
     "file",
     title="Append to file",
-    example={"pathInProject": "src/utils/helper.js", "text": "\n// Appended content\nfunction newHelper() {}\n"},
+    example={
+        "pathInProject": "src/utils/helper.js",
+        "text": "\n// Appended content\nfunction newHelper() {}\n",
+    },
     errors=("protected path", "outside the workspace", "stale expectedHash"),
 )
-def append_file_content(pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None) -> WriteResult:
+def append_file_content(
+    pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None
+) -> WriteResult:
     """Append text to the end of a file (creating the file if it does not exist), in the file's own
     encoding and line endings. Returns `{path, relativePath, operationTimeMs}` plus `size` and `hash`."""
     start = time.perf_counter()
@@ -274,14 +312,23 @@ def append_file_content(pathInProject: PathInProject, text: str, expectedHash: E
     "file",
     title="Replace text",
     destructive=True,
-    example={"pathInProject": "src/utils/helper.js", "searchText": "oldFunction", "replaceText": "newFunction", "replaceAll": True},
+    example={
+        "pathInProject": "src/utils/helper.js",
+        "searchText": "oldFunction",
+        "replaceText": "newFunction",
+        "replaceAll": True,
+    },
     errors=("0 matches", "several matches without replaceAll", "protected path", "stale expectedHash"),
 )
 def replace_specific_text(
     pathInProject: PathInProject,
-    searchText: Annotated[str, Field(description="The exact text to find (whitespace and line breaks included).")],
+    searchText: Annotated[
+        str, Field(description="The exact text to find (whitespace and line breaks included).")
+    ],
     replaceText: Annotated[str, Field(description="The text to put in its place.")],
-    replaceAll: Annotated[bool, Field(description="Replace every occurrence. When false the text must occur exactly once.")] = False,
+    replaceAll: Annotated[
+        bool, Field(description="Replace every occurrence. When false the text must occur exactly once.")
+    ] = False,
     expectedHash: ExpectedHash = None,
 ) -> ReplaceResult:
     """Replace exact text in a file. Without `replaceAll` the text must occur exactly once: 0 or several
@@ -296,7 +343,9 @@ def replace_specific_text(
         nonlocal count
         old = textio.normalise_input(searchText, tf)
         new = textio.normalise_input(replaceText, tf)
-        text, count = edits.replace_exact(tf.text, old, new, replace_all=replaceAll, name=resolved.display_rel)
+        text, count = edits.replace_exact(
+            tf.text, old, new, replace_all=replaceAll, name=resolved.display_rel
+        )
         return text
 
     _, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)

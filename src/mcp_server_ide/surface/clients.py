@@ -1,0 +1,153 @@
+"""The connected clients, so the server can tell them something changed.
+
+A middleware notes the session of every request. Notifications that concern everyone
+(``tools/list_changed``, ``resources/list_changed``, ``resources/updated``) go out through
+:meth:`Clients.broadcast`: on each 2025-era connection's standalone channel, and on the SDK's
+subscription bus for 2026-07-28 ``subscriptions/listen`` streams. Callers may be in any thread
+(file watchers, tool worker threads): delivery is always scheduled on the server's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp.shared.subscriptions import (
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
+
+from . import lowlevel
+
+log = logging.getLogger(__name__)
+
+ATTR = "_ide_clients"
+
+
+class Clients:
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.sessions: dict[int, Any] = {}
+        """id(connection) -> the latest ServerSession seen on it (2025 era, with a standalone channel)."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self._recent: dict[str, float] = {}
+        self._on_close: list[Callable[[int], None]] = []
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    # -- who is connected ------------------------------------------------------------------
+    def note(self, ctx: Any) -> None:
+        with contextlib.suppress(RuntimeError):
+            self.loop = asyncio.get_running_loop()
+        connection = lowlevel.connection_of(ctx)
+        if (
+            connection is None
+            or lowlevel.is_modern(ctx)
+            or not getattr(connection, "has_standalone_channel", False)
+        ):
+            return
+        key = id(connection)
+        with self._lock:
+            first = key not in self.sessions
+            self.sessions[key] = ctx.session
+        if first:
+            lowlevel.on_connection_close(ctx, lambda: self._closed(key))
+
+    def _closed(self, key: int) -> None:
+        with self._lock:
+            self.sessions.pop(key, None)
+        for callback in list(self._on_close):
+            try:
+                callback(key)
+            except Exception:
+                log.exception("a connection-close callback failed")
+
+    def on_close(self, callback: Callable[[int], None]) -> None:
+        self._on_close.append(callback)
+
+    def connected(self) -> list[Any]:
+        with self._lock:
+            return list(self.sessions.values())
+
+    # -- telling them ----------------------------------------------------------------------
+    def post(self, make: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``make()`` on the server's loop, from any thread."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            task = loop.create_task(_quiet(make))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        else:
+            asyncio.run_coroutine_threadsafe(_quiet(make), loop)
+
+    def broadcast(self, event: Any, *, sessions: list[Any] | None = None, debounce: float = 0.0) -> None:
+        """Send a change event to every 2025-era client (or the given sessions only) and publish it
+        to 2026-era ``subscriptions/listen`` streams (which filter by what each one asked for)."""
+        key = repr(event)
+        if debounce:
+            now = time.monotonic()
+            with self._lock:
+                if now - self._recent.get(key, 0.0) < debounce:
+                    return
+                self._recent[key] = now
+        targets = self.connected() if sessions is None else sessions
+
+        async def send() -> None:
+            for session in targets:
+                try:
+                    await _send_one(session, event)
+                except Exception:
+                    log.debug("could not notify a client", exc_info=True)
+            await lowlevel.bus(self.server).publish(event)
+
+        self.post(send)
+
+
+async def _send_one(session: Any, event: Any) -> None:
+    connection = session._connection
+    if isinstance(event, ToolsListChanged):
+        await connection.send_tool_list_changed()
+    elif isinstance(event, ResourcesListChanged):
+        await connection.send_resource_list_changed()
+    elif isinstance(event, PromptsListChanged):
+        await connection.send_prompt_list_changed()
+    elif isinstance(event, ResourceUpdated):
+        await connection.send_resource_updated(event.uri)
+
+
+async def _quiet(make: Callable[[], Awaitable[Any]]) -> None:
+    try:
+        await make()
+    except Exception:
+        log.debug("background notification failed", exc_info=True)
+
+
+def clients(server: Any) -> Clients:
+    found = getattr(server, ATTR, None)
+    if found is None:
+        found = Clients(server)
+        setattr(server, ATTR, found)
+    return found
+
+
+def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+    registry = clients(server)
+
+    async def note_client(ctx: Any, call_next: Any) -> Any:
+        registry.note(ctx)
+        return await call_next(ctx)
+
+    server.middleware.append(note_client)

@@ -1,0 +1,201 @@
+"""Dynamic tool discovery: tool groups appear when the workspace supports them.
+
+A tool declares what it needs with ``@tool(..., requires=("git",))`` (or a language name such
+as ``"python"``, ``"typescript"``). ``tools/list`` shows a tool only when the caller's workspace
+has every feature it requires; calling a hidden tool answers why it is unavailable. When the
+features change (``git init`` by a tool or by the person, the first ``.py`` file, new client
+roots) every client gets ``notifications/tools/list_changed`` (2025 era: on its connection,
+advertised with ``tools.listChanged``; 2026 era: on ``subscriptions/listen`` streams).
+
+Features are re-checked after every tool call and every few seconds while clients are
+connected (a handful of ``stat`` calls plus a bounded scan for languages, cached).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+import anyio
+from mcp.shared.subscriptions import ToolsListChanged
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+)
+
+from ..workspace import Workspace
+from . import lowlevel
+from .clients import clients
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 3.0
+CACHE_SECONDS = 2.0
+SCAN_LIMIT = 3000
+SCAN_SKIP = frozenset(
+    {".git", "node_modules", "dist", "__pycache__", ".venv", "venv", ".tox", "build", "target"}
+)
+
+LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # language: (marker files at a root, file extensions)
+    "python": (("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"), (".py", ".pyi")),
+    "typescript": (("tsconfig.json",), (".ts", ".tsx", ".mts", ".cts")),
+    "javascript": (("package.json", "jsconfig.json"), (".js", ".jsx", ".mjs", ".cjs")),
+    "rust": (("Cargo.toml",), (".rs",)),
+    "go": (("go.mod",), (".go",)),
+    "java": (("pom.xml", "build.gradle", "build.gradle.kts"), (".java",)),
+    "c": (("CMakeLists.txt", "Makefile"), (".c", ".h")),
+    "cpp": ((), (".cpp", ".cc", ".cxx", ".hpp")),
+    "ruby": (("Gemfile",), (".rb",)),
+    "php": (("composer.json",), (".php",)),
+}
+
+
+def detect(ws: Workspace) -> frozenset[str]:
+    """The features of a workspace: ``git`` when it is a repository, plus its languages."""
+    found: set[str] = set()
+    for root in ws.roots:
+        if any((folder / ".git").exists() for folder in (root, *root.parents)):
+            found.add("git")
+        for lang, (markers, _exts) in LANGUAGES.items():
+            if any((root / m).exists() for m in markers):
+                found.add(lang)
+    by_ext = {ext: lang for lang, (_m, exts) in LANGUAGES.items() for ext in exts}
+    seen = 0
+    for root in ws.roots:
+        stack = [str(root)]
+        while stack and seen < SCAN_LIMIT:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    for entry in it:
+                        seen += 1
+                        if entry.is_dir(follow_symlinks=False):
+                            if entry.name not in SCAN_SKIP and not entry.name.startswith("."):
+                                stack.append(entry.path)
+                        else:
+                            lang = by_ext.get(os.path.splitext(entry.name)[1])
+                            if lang:
+                                found.add(lang)
+            except OSError:
+                continue
+    return frozenset(found)
+
+
+class Features:
+    """Per-workspace service: cached features, re-detected at most every CACHE_SECONDS."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._lock = threading.Lock()
+        self._at = 0.0
+        self._value: frozenset[str] = frozenset()
+
+    def get(self, fresh: bool = False) -> frozenset[str]:
+        with self._lock:
+            if fresh or time.monotonic() - self._at > CACHE_SECONDS:
+                self._value = detect(self.ws)
+                self._at = time.monotonic()
+            return self._value
+
+
+def missing(spec: Any, features: frozenset[str]) -> list[str]:
+    return [r for r in getattr(spec, "requires", ()) if r not in features]
+
+
+def unavailable_text(name: str, needs: list[str]) -> str:
+    what = ", ".join(needs)
+    hint = "run `git init` (or open a repository)" if "git" in needs else f"add {what} files to the workspace"
+    return f"unavailable: {name} needs a workspace with {what} (rule: tools appear when the workspace supports them); {hint}"
+
+
+def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+    from mcp.server.mcpserver import Context
+
+    registry = clients(server)
+    gated = any(getattr(s, "requires", ()) for s in runner.specs.values())
+    state: dict[str, Any] = {"shown": None, "poller": None}
+
+    def ws_of(ctx: Any) -> Workspace:
+        return workspace_for(Context(request_context=ctx, mcp_server=server))
+
+    async def features_of(ws: Workspace, fresh: bool = False) -> frozenset[str]:
+        return await anyio.to_thread.run_sync(lambda: ws.service(Features).get(fresh))
+
+    def visible(features: frozenset[str]) -> frozenset[str]:
+        return frozenset(n for n, s in runner.specs.items() if not missing(s, features))
+
+    async def recheck(ws: Workspace) -> None:
+        now = visible(await features_of(ws, fresh=True))
+        if state["shown"] is not None and now != state["shown"]:
+            log.info("workspace features changed; announcing tools/list_changed")
+            registry.broadcast(ToolsListChanged())
+        state["shown"] = now
+
+    def ensure_poller(ws: Workspace) -> None:
+        task = state["poller"]
+        if task is not None and not task.done():
+            return
+
+        async def poll() -> None:
+            while registry.connected():
+                await anyio.sleep(POLL_SECONDS)
+                try:
+                    await recheck(ws)
+                except Exception:
+                    log.debug("feature re-check failed", exc_info=True)
+
+        with contextlib.suppress(RuntimeError):
+            state["poller"] = asyncio.get_running_loop().create_task(poll())
+
+    def list_tools(previous: Any) -> Any:
+        async def handler(ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+            result = await previous(ctx, params)
+            if not gated:
+                return result
+            ws = ws_of(ctx)
+            features = await features_of(ws)
+            shown = visible(features)
+            state["shown"] = shown
+            ensure_poller(ws)
+            return result.model_copy(
+                update={"tools": [t for t in result.tools if t.name in shown or t.name not in runner.specs]}
+            )
+
+        return handler
+
+    def call_tool(previous: Any) -> Any:
+        async def handler(ctx: Any, params: CallToolRequestParams) -> Any:
+            spec = runner.specs.get(params.name)
+            ws = None
+            if gated and spec is not None and getattr(spec, "requires", ()):
+                ws = ws_of(ctx)
+                needs = missing(spec, await features_of(ws))
+                if needs:
+                    return CallToolResult(
+                        content=[TextContent(type="text", text=unavailable_text(spec.name, needs))],
+                        is_error=True,
+                    )
+            try:
+                return await previous(ctx, params)
+            finally:
+                if gated:
+                    try:
+                        await recheck(ws or ws_of(ctx))
+                    except Exception:
+                        log.debug("feature re-check failed", exc_info=True)
+
+        return handler
+
+    lowlevel.advertise_list_changed(server)
+    lowlevel.replace_request(server, "tools/list", PaginatedRequestParams, list_tools)
+    lowlevel.replace_request(server, "tools/call", CallToolRequestParams, call_tool)
+    server._ide_recheck_tools = recheck

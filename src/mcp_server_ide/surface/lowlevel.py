@@ -1,0 +1,138 @@
+"""The few places the surface reaches below ``MCPServer``'s public API, kept in one module.
+
+``MCPServer`` (mcp 2.3.0) has no public way to replace a protocol handler (paged
+``resources/list``, ``resources/subscribe``, ``logging/setLevel``, one completion handler for
+every prompt and template), to advertise ``listChanged`` on the 2025 era, or to reach the
+connection a request came on. Everything that needs one of those goes through the helpers
+here, so an SDK upgrade is a change to this file alone.
+
+No ``install`` here: :func:`~mcp_server_ide.extensions.apply_all` only imports this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Any, Any], Awaitable[Any]]
+
+
+def lowlevel(server: Any) -> Server[Any]:
+    """The low-level ``Server`` inside an ``MCPServer``."""
+    return server._lowlevel_server
+
+
+def bus(server: Any) -> Any:
+    """The server's ``SubscriptionBus`` (2026-07-28 ``subscriptions/listen`` fan-out)."""
+    return server._subscriptions
+
+
+def replace_request(
+    server: Any, method: str, params_type: type, make: Callable[[Handler | None], Handler]
+) -> None:
+    """Install ``make(previous)`` as the handler of ``method``; ``previous`` is the SDK's own (or None)."""
+    low = lowlevel(server)
+    entry = low.get_request_handler(method)
+    previous = entry.handler if entry is not None else None
+    low.add_request_handler(method, params_type, make(previous))
+
+
+def add_notification(server: Any, method: str, params_type: type, handler: Handler) -> None:
+    """Add a notification handler, keeping any handler already registered for ``method``."""
+    low = lowlevel(server)
+    entry = low.get_notification_handler(method)
+    previous = entry.handler if entry is not None else None
+
+    async def both(ctx: Any, params: Any) -> None:
+        if previous is not None:
+            await previous(ctx, params)
+        await handler(ctx, params)
+
+    low.add_notification_handler(method, params_type, both)
+
+
+def advertise_list_changed(server: Any) -> None:
+    """Advertise ``listChanged`` for tools, prompts and resources on the 2025 (handshake) era.
+
+    The 2026 era derives these flags from ``subscriptions/listen`` being served; the
+    handshake era takes them from ``NotificationOptions``, which ``MCPServer`` never passes.
+    """
+    low = lowlevel(server)
+    original = low.create_initialization_options
+    if getattr(original, "_ide_list_changed", False):
+        return
+
+    @functools.wraps(original)
+    def create(notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any) -> Any:
+        options = notification_options or NotificationOptions(
+            prompts_changed=True, resources_changed=True, tools_changed=True
+        )
+        return original(options, *args, **kwargs)
+
+    create._ide_list_changed = True  # type: ignore[attr-defined]
+    low.create_initialization_options = create  # type: ignore[method-assign]
+
+
+def request_context(ctx: Any) -> Any:
+    """The low-level ``ServerRequestContext`` from either an ``MCPServer`` ``Context`` or itself."""
+    inner = getattr(ctx, "_request_context", None)
+    return inner if inner is not None else ctx
+
+
+def session_of(ctx: Any) -> Any:
+    return getattr(request_context(ctx), "session", None)
+
+
+def connection_of(ctx: Any) -> Any:
+    """The ``Connection`` a request arrived on (its standalone channel, session id, state)."""
+    session = session_of(ctx)
+    return getattr(session, "_connection", None)
+
+
+def protocol_version(ctx: Any) -> str | None:
+    return getattr(request_context(ctx), "protocol_version", None)
+
+
+def is_modern(ctx: Any) -> bool:
+    """True on the 2026-07-28 era: no server-to-client requests, input comes as ``InputRequiredResult``."""
+    return protocol_version(ctx) in MODERN_PROTOCOL_VERSIONS
+
+
+def session_key(ctx: Any) -> str | None:
+    """A stable key for the client session a request belongs to, or None when there is none.
+
+    Streamable HTTP sessions have an id; a stdio (or in-memory) handshake connection is one
+    session for its lifetime. Stateless HTTP and the 2026-07-28 era have no session at all.
+    """
+    connection = connection_of(ctx)
+    if connection is None:
+        return None
+    sid = getattr(connection, "session_id", None)
+    if sid:
+        return f"http:{sid}"
+    if is_modern(ctx) or not getattr(connection, "has_standalone_channel", False):
+        return None
+    return f"conn:{id(connection)}"
+
+
+def on_connection_close(ctx: Any, callback: Callable[[], Any]) -> bool:
+    """Run ``callback`` when the request's connection closes. False when the connection has no teardown."""
+    connection = connection_of(ctx)
+    stack = getattr(connection, "exit_stack", None)
+    if stack is None:
+        return False
+    stack.callback(callback)
+    return True
+
+
+def connection_state(ctx: Any) -> dict[str, Any] | None:
+    """Per-connection scratch state (persists across requests on one handshake connection)."""
+    connection = connection_of(ctx)
+    return getattr(connection, "state", None)

@@ -1,0 +1,255 @@
+"""Resource subscriptions: ``notifications/resources/updated`` when a subscribed file changes.
+
+Two sources of change, both mapped to ``file://`` URIs:
+- writes by this server's own tools (``engines/changes``), announced at once;
+- changes on disk by anyone else (an editor, git, a build), seen by a ``watchfiles`` watcher
+  that runs only while something is subscribed.
+
+2025 era: ``resources/subscribe`` / ``resources/unsubscribe`` per connection; a closed
+connection drops its subscriptions. 2026-07-28 era: ``subscriptions/listen`` streams name the
+URIs they want; the SDK's listen handler filters the bus, this module keeps the watcher running
+while such a stream is open. Context resources (``ide://git/status``...) are announced as
+updated whenever any workspace file changes (debounced). Creating or deleting a file also
+sends ``notifications/resources/list_changed`` (debounced).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+from mcp_types import (
+    EmptyResult,
+    SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
+    UnsubscribeRequestParams,
+)
+
+from ..engines import changes
+from ..workspace import Workspace
+from . import lowlevel
+from .clients import clients
+from .resources import CONTEXT, path_of_uri
+
+log = logging.getLogger(__name__)
+
+CONTEXT_DEBOUNCE = 0.5
+LIST_DEBOUNCE = 1.0
+
+ChangeListener = Callable[[str, Path], None]
+"""(kind: "added" | "modified" | "deleted", absolute path)"""
+
+
+class DiskWatcher:
+    """Per-workspace service: a watchfiles thread over every root, started on first listener."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._listeners: list[ChangeListener] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.ready = threading.Event()
+
+    def listen(self, listener: ChangeListener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+            if self._thread is None:
+                self._stop.clear()
+                self._thread = threading.Thread(target=self._run, name="mcp-ide-watch", daemon=True)
+                self._thread.start()
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+                if not self._listeners:
+                    self._stop.set()
+                    self._thread = None
+
+        return stop
+
+    def _run(self) -> None:
+        import watchfiles
+
+        kinds = {
+            watchfiles.Change.added: "added",
+            watchfiles.Change.modified: "modified",
+            watchfiles.Change.deleted: "deleted",
+        }
+        roots = [str(r) for r in self.ws.roots]
+        stop = self._stop
+        try:
+            self.ready.set()
+            for batch in watchfiles.watch(
+                *roots, stop_event=stop, debounce=150, step=50, rust_timeout=500, yield_on_timeout=True,
+                raise_interrupt=False,
+            ):  # fmt: skip
+                with self._lock:
+                    listeners = list(self._listeners)
+                for change, raw in batch:
+                    for listener in listeners:
+                        try:
+                            listener(kinds[change], Path(raw))
+                        except Exception:
+                            log.exception("a file-change listener failed")
+        except Exception:
+            log.warning("the file watcher stopped", exc_info=True)
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+class Subscriptions:
+    """Who is subscribed to which URI, for one server."""
+
+    def __init__(self, server: Any, workspace_for: Any) -> None:
+        self.server = server
+        self.workspace_for = workspace_for
+        self.by_conn: dict[int, set[str]] = {}
+        self.listen_uris: dict[int, set[str]] = {}
+        self._lock = threading.Lock()
+        self._hooked: dict[int, list[Callable[[], None]]] = {}
+
+    # -- bookkeeping ------------------------------------------------------------------------
+    def add(self, conn: int, uri: str, ws: Workspace) -> None:
+        with self._lock:
+            self.by_conn.setdefault(conn, set()).add(uri)
+        self.watch(ws)
+
+    def remove(self, conn: int, uri: str | None = None) -> None:
+        with self._lock:
+            if uri is None:
+                self.by_conn.pop(conn, None)
+            else:
+                self.by_conn.get(conn, set()).discard(uri)
+        self._maybe_unwatch()
+
+    def wanted(self) -> set[str]:
+        with self._lock:
+            out: set[str] = set()
+            for uris in (*self.by_conn.values(), *self.listen_uris.values()):
+                out |= uris
+            return out
+
+    def sessions_for(self, uri: str) -> list[Any]:
+        registry = clients(self.server)
+        with self._lock:
+            conns = [c for c, uris in self.by_conn.items() if uri in uris]
+        with registry._lock:
+            return [registry.sessions[c] for c in conns if c in registry.sessions]
+
+    # -- watching ---------------------------------------------------------------------------
+    def watch(self, ws: Workspace) -> None:
+        key = id(ws)
+        with self._lock:
+            if key in self._hooked:
+                return
+            self._hooked[key] = []
+        stops = [
+            changes.subscribe(ws, lambda c: self.changed(ws, "deleted" if c.after is None else ("added" if c.before is None else "modified"), c.path)),
+            ws.service(DiskWatcher).listen(lambda kind, path: self.changed(ws, kind, path)),
+        ]  # fmt: skip
+        with self._lock:
+            self._hooked[key] = stops
+
+    def _maybe_unwatch(self) -> None:
+        if self.wanted():
+            return
+        with self._lock:
+            hooked, self._hooked = self._hooked, {}
+        for stops in hooked.values():
+            for stop in stops:
+                stop()
+
+    def changed(self, ws: Workspace, kind: str, path: Path) -> None:
+        registry = clients(self.server)
+        wanted = self.wanted()
+        uri = path.as_uri()
+        if uri in wanted:
+            registry.broadcast(ResourceUpdated(uri=uri), sessions=self.sessions_for(uri), debounce=0.05)
+        for ctx_uri in CONTEXT:
+            if ctx_uri in wanted:
+                registry.broadcast(
+                    ResourceUpdated(uri=ctx_uri),
+                    sessions=self.sessions_for(ctx_uri),
+                    debounce=CONTEXT_DEBOUNCE,
+                )
+        if kind in ("added", "deleted"):
+            registry.broadcast(ResourcesListChanged(), debounce=LIST_DEBOUNCE)
+
+
+def _is_watchable(uri: str) -> bool:
+    if uri in CONTEXT:
+        return True
+    try:
+        path_of_uri(uri)
+    except ValueError:
+        return False
+    return True
+
+
+def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+    from mcp.server.mcpserver import Context
+
+    subs = Subscriptions(server, workspace_for)
+    server._ide_subscriptions = subs
+    registry = clients(server)
+    registry.on_close(lambda conn: subs.remove(conn))
+
+    def ws_of(ctx: Any) -> Workspace:
+        return workspace_for(Context(request_context=ctx, mcp_server=server))
+
+    async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        uri = str(params.uri)
+        registry.note(ctx)
+        connection = lowlevel.connection_of(ctx)
+        if connection is not None:
+            if _is_watchable(uri):
+                subs.add(id(connection), uri, ws_of(ctx))
+            else:  # a plugin's resource: kept so the plugin can announce updates to it
+                with subs._lock:
+                    subs.by_conn.setdefault(id(connection), set()).add(uri)
+        return EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
+        connection = lowlevel.connection_of(ctx)
+        if connection is not None:
+            subs.remove(id(connection), str(params.uri))
+        return EmptyResult()
+
+    def listen(previous: Any) -> Any:
+        async def handler(ctx: Any, params: SubscriptionsListenRequestParams) -> Any:
+            registry.note(ctx)
+            uris = set(params.notifications.resource_subscriptions or ()) if params.notifications else set()
+            key = id(params)
+            if uris:
+                with subs._lock:
+                    subs.listen_uris[key] = uris
+                if any(_is_watchable(u) for u in uris):
+                    subs.watch(ws_of(ctx))
+            try:
+                return await previous(ctx, params)
+            finally:
+                with subs._lock:
+                    subs.listen_uris.pop(key, None)
+                subs._maybe_unwatch()
+
+        return handler
+
+    lowlevel.replace_request(
+        server, "resources/subscribe", SubscribeRequestParams, lambda previous: subscribe
+    )
+    lowlevel.replace_request(
+        server, "resources/unsubscribe", UnsubscribeRequestParams, lambda previous: unsubscribe
+    )
+    if lowlevel.lowlevel(server).get_request_handler("subscriptions/listen") is not None:
+        lowlevel.replace_request(server, "subscriptions/listen", SubscriptionsListenRequestParams, listen)
+
+
+def subscriptions_of(server: Any) -> Subscriptions | None:
+    return getattr(server, "_ide_subscriptions", None)
