@@ -1,0 +1,264 @@
+"""Search tools (seed 000, "File Search"): find text in files and files by name, through ripgrep.
+
+The seed's result is a JSON array of files; it stays the result. The total count, ``truncated``
+and the next page's offset travel beside it (:class:`~..registry.PagedList`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from ..call import current
+from ..engines import search
+from ..registry import PagedList, ToolFailure, tool
+
+MAX_PAGE = 1000
+PREVIEW_CHARS = 160
+PREVIEW_BEFORE = 60
+
+Globs = Annotated[
+    str | list[str] | None,
+    Field(
+        description="Glob(s) limiting which files are searched, gitignore-style: '*.py' matches at any depth, "
+        "'src/**' under src. A list, or one string with commas ('*.ts, *.tsx')."
+    ),
+]
+ExcludeGlobs = Annotated[
+    str | list[str] | None,
+    Field(description="Glob(s) of files or folders to leave out, e.g. 'tests/**' or '*.min.js'."),
+]
+IncludeIgnored = Annotated[
+    bool,
+    Field(
+        description="Also search files that .gitignore/.ignore exclude, and node_modules and dist folders. "
+        ".git is never searched."
+    ),
+]
+MaxResults = Annotated[int, Field(ge=1, le=MAX_PAGE, description="Files per page (1-1000).")]
+Offset = Annotated[
+    int, Field(ge=0, description="Skip this many files: pass the previous answer's nextOffset.")
+]
+
+
+class MatchLine(TypedDict):
+    line: int
+    """1-based line number."""
+    column: int
+    """1-based character column of the first match on the line."""
+    preview: str
+    """The line, trimmed, cut to about 160 characters around the match."""
+
+
+class ContentHit(TypedDict):
+    path: str
+    absolutePath: str
+    matchCount: int
+    """How many lines of this file match."""
+    matches: list[MatchLine]
+    """The first matching lines (maxMatchesPerFile of them)."""
+
+
+class FileHit(TypedDict):
+    path: str
+    name: str
+    directory: str
+    absolutePath: str
+
+
+@tool(
+    "search",
+    title="Search in files",
+    read_only=True,
+    example={"searchText": "function helper"},
+    errors=("invalid regular expression", "empty search text", "ripgrep missing"),
+)
+def search_in_files_content(
+    searchText: Annotated[
+        str, Field(description="The text to look for (a regular expression with isRegex).")
+    ],
+    isRegex: Annotated[
+        bool, Field(description="Treat searchText as a regular expression (ripgrep/Rust syntax).")
+    ] = False,
+    caseSensitive: Annotated[
+        bool, Field(description="Match upper/lower case exactly (default true).")
+    ] = True,
+    include: Globs = None,
+    exclude: ExcludeGlobs = None,
+    includeIgnored: IncludeIgnored = False,
+    maxResults: MaxResults = 100,
+    offset: Offset = 0,
+    maxMatchesPerFile: Annotated[
+        int, Field(ge=0, le=100, description="Matching lines listed per file (0-100; matchCount counts all).")
+    ] = 5,
+) -> PagedList[ContentHit]:
+    """Search the text of every file in the workspace (ripgrep). Returns the files that contain
+    `searchText`, sorted by path, as `[{path, absolutePath, matchCount, matches: [{line, column, preview}]}]`
+    (`path` relative to the root in the host's separators; `line` and `column` 1-based; `matchCount` is
+    the number of matching lines, of which the first `maxMatchesPerFile` are listed).
+    Plain text, case-sensitive, unless `isRegex` / `caseSensitive: false`. Honours .gitignore, includes
+    hidden files, never searches .git, skips node_modules and dist (`includeIgnored: true` searches ignored
+    files too); binary files are skipped; symlinks are never followed. Narrow with `include`/`exclude`
+    globs. Paged: `maxResults` files from `offset`; the answer also carries `total` (files matching),
+    `truncated` and `nextOffset`."""
+    ws = current().workspace
+    filters = search.Filters(_globs(include), _globs(exclude), includeIgnored)
+    found: list[tuple[str, Path, search.FileMatches]] = []
+    complete, reason = True, None
+    for root, prefix in _roots(ws):
+        result = search.search_content(
+            root,
+            searchText,
+            regex=isRegex,
+            case_sensitive=caseSensitive,
+            filters=filters,
+            max_matches_per_file=maxMatchesPerFile,
+        )
+        found += [(prefix + f.path, root, f) for f in result.files]
+        if not result.complete:
+            complete, reason = False, result.reason
+            break
+    page = found[offset : offset + maxResults]
+    hits = [
+        ContentHit(
+            path=_host(rel),
+            absolutePath=_absolute(root, f.path),
+            matchCount=f.line_count,
+            matches=[_match_line(m) for m in f.matches],
+        )
+        for rel, root, f in page
+    ]
+    return _paged(hits, len(found), offset, complete, reason)
+
+
+@tool(
+    "search",
+    title="Find files by name",
+    read_only=True,
+    example={"nameSubstring": "helper"},
+    errors=("ripgrep missing",),
+)
+def find_files_by_name_substring(
+    nameSubstring: Annotated[
+        str,
+        Field(
+            description="Text the file name contains (e.g. 'helper'). With a '/', it is matched against the "
+            "relative path instead (e.g. 'utils/help')."
+        ),
+    ],
+    caseSensitive: Annotated[
+        bool, Field(description="Match upper/lower case exactly (default false).")
+    ] = False,
+    include: Globs = None,
+    exclude: ExcludeGlobs = None,
+    includeIgnored: IncludeIgnored = False,
+    maxResults: MaxResults = 100,
+    offset: Offset = 0,
+) -> PagedList[FileHit]:
+    """Find files whose name contains `nameSubstring` (case-insensitive unless `caseSensitive`). Returns
+    `[{path, name, directory, absolutePath}]` (`path` and `directory` relative to the root in the host's
+    separators, `directory` is "." for the root), best matches first: exact names (with or without extension), then names starting
+    with the text, then the rest, each by path. Honours .gitignore, includes hidden files, never lists
+    .git, skips node_modules and dist unless `includeIgnored`; symlinks are not followed. Paged:
+    `maxResults` from `offset`, with `total`, `truncated` and `nextOffset` beside the array."""
+    ws = current().workspace
+    filters = search.Filters(_globs(include), _globs(exclude), includeIgnored)
+    needle = nameSubstring.replace("\\", "/")
+    on_path = "/" in needle
+    if not caseSensitive:
+        needle = needle.casefold()
+    ranked: list[tuple[int, str, str, Path, str]] = []
+    complete, reason = True, None
+    for root, prefix in _roots(ws):
+        result = search.list_files(root, filters=filters)
+        for rel in result.paths:
+            full = prefix + rel
+            name = full.rsplit("/", 1)[-1]
+            subject = full if on_path else name
+            if not caseSensitive:
+                subject = subject.casefold()
+            if needle not in subject:
+                continue
+            if on_path:
+                rank = 0 if subject.endswith(needle) else 1
+            else:
+                stem = os.path.splitext(subject)[0]
+                rank = 0 if needle in (subject, stem) else 1 if subject.startswith(needle) else 2
+            ranked.append((rank, full, name, root, rel))
+        if not result.complete:
+            complete, reason = False, result.reason
+            break
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    hits = []
+    for _, full, name, root, rel in ranked[offset : offset + maxResults]:
+        directory = full.rsplit("/", 1)[0] if "/" in full else "."
+        hits.append(
+            FileHit(
+                path=_host(full), name=name, directory=_host(directory), absolutePath=_absolute(root, rel)
+            )
+        )
+    return _paged(hits, len(ranked), offset, complete, reason)
+
+
+def _paged(items: list, total: int, offset: int, complete: bool, reason: str | None) -> PagedList:
+    end = offset + len(items)
+    more = end < total
+    return PagedList(
+        items,
+        total=total,
+        truncated=more or not complete,
+        next_offset=end if more else None,
+        note=reason if not complete else None,
+        offset=offset,
+    )
+
+
+def _roots(ws) -> list[tuple[Path, str]]:  # type: ignore[no-untyped-def]
+    """Each root with the prefix its paths get (secondary roots answer as '<root name>/...')."""
+    return [(root, "" if i == 0 else root.name + "/") for i, root in enumerate(ws.roots)]
+
+
+def _globs(value: str | list[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else value
+    globs = tuple(g.strip() for g in items if g and g.strip())
+    for glob in globs:
+        if "\x00" in glob:
+            raise ToolFailure("invalid glob: it contains a NUL byte")
+    return globs
+
+
+def _host(rel: str) -> str:
+    return rel.replace("/", os.sep) if os.sep != "/" else rel
+
+
+def _absolute(root: Path, rel: str) -> str:
+    return os.path.join(root, _host(rel))
+
+
+_LONG_LINE_TAIL = b" [... omitted end of long line]"
+
+
+def _match_line(m: search.Match) -> MatchLine:
+    raw = m.text
+    cut = raw.endswith(_LONG_LINE_TAIL)
+    if cut:
+        raw = raw[: -len(_LONG_LINE_TAIL)]
+    before = raw[: m.column - 1]
+    column = len(before.decode("utf-8", "replace")) + 1 + max(0, m.column - 1 - len(raw))
+    line = raw.decode("utf-8", "replace")
+    stripped = line.lstrip()
+    at = column - 1 - (len(line) - len(stripped))
+    if len(stripped) <= PREVIEW_CHARS and not cut:
+        preview = stripped
+    else:
+        start = max(0, min(at - PREVIEW_BEFORE, len(stripped) - PREVIEW_CHARS))
+        preview = ("…" if start > 0 else "") + stripped[start : start + PREVIEW_CHARS]
+        if start + PREVIEW_CHARS < len(stripped) or cut:
+            preview += "…"
+    return MatchLine(line=m.line, column=column, preview=preview.rstrip())

@@ -1,0 +1,353 @@
+"""search_in_files_content and find_files_by_name_substring, through an MCP client session (real ripgrep)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+
+def write(root: Path, rel: str, text: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def fail(client: Any, name: str, args: dict[str, Any]) -> str:
+    result = await client.call_tool(name, args)
+    assert result.is_error, result.structured_content
+    return result.content[0].text
+
+
+def paths(page: dict[str, Any]) -> list[str]:
+    return [hit["path"] for hit in page["result"]]
+
+
+@pytest.fixture
+def project(ws_path: Path) -> Path:
+    write(ws_path, "src/utils/helper.js", "// util\nfunction helper() { return 1; }\n")
+    write(ws_path, "test/helper.test.js", "import x from 'y';\n\n  function helper() {}\n")
+    write(ws_path, "README.md", "Nothing here.\n")
+    return ws_path
+
+
+async def test_seed_example_shape(mcp: Any, project: Path) -> None:
+    async with mcp(project) as client:
+        result = await client.call_tool("search_in_files_content", {"searchText": "function helper"})
+        assert not result.is_error
+        page = result.structured_content
+        assert paths(page) == [
+            os.path.join("src", "utils", "helper.js"),
+            os.path.join("test", "helper.test.js"),
+        ]
+        first = page["result"][0]
+        assert first["absolutePath"] == str(project / "src" / "utils" / "helper.js")
+        assert first["matchCount"] == 1
+        assert first["matches"] == [{"line": 2, "column": 1, "preview": "function helper() { return 1; }"}]
+        # Leading indentation is trimmed from the preview; the column stays the real one.
+        assert page["result"][1]["matches"] == [{"line": 3, "column": 3, "preview": "function helper() {}"}]
+        assert (page["total"], page["truncated"], page["nextOffset"]) == (2, False, None)
+        # The text content is the seed's JSON array, then one note line.
+        assert json.loads(result.content[0].text) == page["result"]
+        assert result.content[1].text == "items 1-2 of 2"
+
+
+async def test_output_schema_declares_page_fields(mcp: Any, project: Path) -> None:
+    async with mcp(project) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        for name in ("search_in_files_content", "find_files_by_name_substring"):
+            schema = tools[name].output_schema
+            assert set(schema["properties"]) == {"result", "total", "truncated", "nextOffset"}
+            assert tools[name].annotations.read_only_hint is True
+
+
+async def test_gitignore_hidden_and_skipped_folders(mcp: Any, ws_path: Path) -> None:
+    write(ws_path, ".gitignore", "build/\n*.log\n")
+    write(ws_path, "src/a.py", "NEEDLE\n")
+    write(ws_path, "build/out.py", "NEEDLE\n")
+    write(ws_path, "debug.log", "NEEDLE\n")
+    write(ws_path, ".github/workflows/ci.yml", "NEEDLE\n")
+    write(ws_path, "node_modules/pkg/index.js", "NEEDLE\n")
+    write(ws_path, "lib/node_modules/deep/x.js", "NEEDLE\n")
+    write(ws_path, "dist/bundle.js", "NEEDLE\n")
+    write(ws_path, "packages/app/dist/bundle.js", "NEEDLE\n")
+    write(ws_path, ".git/config", "NEEDLE\n")
+    write(ws_path, "sub/.git/HEAD", "NEEDLE\n")
+    write(ws_path, "distance.py", "NEEDLE\n")  # a file merely starting with "dist" is searched
+    async with mcp(ws_path) as client:
+        page = await call(client, "search_in_files_content", {"searchText": "NEEDLE"})
+        assert paths(page) == [
+            os.path.join(".github", "workflows", "ci.yml"),
+            "distance.py",
+            os.path.join("src", "a.py"),
+        ]
+        page = await call(client, "search_in_files_content", {"searchText": "NEEDLE", "includeIgnored": True})
+        found = set(paths(page))
+        assert {
+            "debug.log",
+            os.path.join("build", "out.py"),
+            os.path.join("node_modules", "pkg", "index.js"),
+        } <= found
+        assert os.path.join("dist", "bundle.js") in found
+        assert not any(p.startswith(".git" + os.sep) or (os.sep + ".git" + os.sep) in p for p in found)
+
+        names = await call(client, "find_files_by_name_substring", {"nameSubstring": ""})
+        assert sorted(paths(names)) == sorted(
+            [
+                ".gitignore",
+                os.path.join(".github", "workflows", "ci.yml"),
+                "distance.py",
+                os.path.join("src", "a.py"),
+            ]
+        )
+        names = await call(
+            client, "find_files_by_name_substring", {"nameSubstring": "", "includeIgnored": True}
+        )
+        assert os.path.join("build", "out.py") in paths(names)
+        assert not any(".git" + os.sep in p for p in paths(names))
+
+
+async def test_gitignore_without_a_git_repository_and_negation(mcp: Any, ws_path: Path) -> None:
+    write(ws_path, ".gitignore", "*.gen.ts\n!keep.gen.ts\n")
+    write(ws_path, "a.gen.ts", "hit\n")
+    write(ws_path, "keep.gen.ts", "hit\n")
+    write(ws_path, "b.ts", "hit\n")
+    async with mcp(ws_path) as client:
+        assert paths(await call(client, "search_in_files_content", {"searchText": "hit"})) == [
+            "b.ts",
+            "keep.gen.ts",
+        ]
+
+
+async def test_regex_and_case(mcp: Any, ws_path: Path) -> None:
+    write(ws_path, "a.txt", "Hello World\nhello world\nhelo\n")
+    write(ws_path, "b.txt", "a.b and axb\n")
+    async with mcp(ws_path) as client:
+        page = await call(client, "search_in_files_content", {"searchText": "hello"})
+        assert page["result"][0]["matchCount"] == 1
+        page = await call(client, "search_in_files_content", {"searchText": "hello", "caseSensitive": False})
+        assert page["result"][0]["matchCount"] == 2
+        assert [m["line"] for m in page["result"][0]["matches"]] == [1, 2]
+        page = await call(client, "search_in_files_content", {"searchText": "hel+o", "isRegex": True})
+        assert [m["line"] for m in page["result"][0]["matches"]] == [2, 3]
+        # Without isRegex, regex characters are plain text.
+        page = await call(client, "search_in_files_content", {"searchText": "a.b"})
+        assert page["result"][0]["matches"][0]["column"] == 1 and page["total"] == 1
+        page = await call(client, "search_in_files_content", {"searchText": "x.b", "isRegex": False})
+        assert page["total"] == 0 and page["result"] == []
+        message = await fail(client, "search_in_files_content", {"searchText": "hel(", "isRegex": True})
+        assert "invalid regular expression" in message and "isRegex" in message
+        # A pattern starting with a dash is a pattern, not an option.
+        write(ws_path, "c.txt", "--output=x\n")
+        assert paths(await call(client, "search_in_files_content", {"searchText": "--output"})) == ["c.txt"]
+        message = await fail(client, "search_in_files_content", {"searchText": ""})
+        assert "empty" in message
+
+
+async def test_include_exclude_globs(mcp: Any, ws_path: Path) -> None:
+    for rel in ("src/a.py", "src/b.ts", "src/deep/c.py", "tests/test_a.py", "docs/a.md"):
+        write(ws_path, rel, "token\n")
+    async with mcp(ws_path) as client:
+        page = await call(client, "search_in_files_content", {"searchText": "token", "include": "*.py"})
+        assert paths(page) == [
+            os.path.join("src", "a.py"),
+            os.path.join("src", "deep", "c.py"),
+            os.path.join("tests", "test_a.py"),
+        ]
+        page = await call(
+            client,
+            "search_in_files_content",
+            {"searchText": "token", "include": ["*.py"], "exclude": "tests/**"},
+        )
+        assert paths(page) == [os.path.join("src", "a.py"), os.path.join("src", "deep", "c.py")]
+        page = await call(
+            client, "search_in_files_content", {"searchText": "token", "include": "*.ts, docs/**"}
+        )
+        assert paths(page) == [os.path.join("docs", "a.md"), os.path.join("src", "b.ts")]
+        # A caller's include glob cannot bring .git back.
+        write(ws_path, ".git/x.py", "token\n")
+        page = await call(
+            client, "search_in_files_content", {"searchText": "token", "include": [".git/**", "*.py"]}
+        )
+        assert not any(p.startswith(".git") for p in paths(page))
+        names = await call(
+            client, "find_files_by_name_substring", {"nameSubstring": "a", "include": "src/**"}
+        )
+        assert paths(names) == [os.path.join("src", "a.py")]
+
+
+async def test_matches_columns_previews_and_counts(mcp: Any, ws_path: Path) -> None:
+    long_line = "x = '" + "ab" * 400 + "TARGET" + "cd" * 400 + "'\n"
+    write(ws_path, "long.py", long_line)
+    write(ws_path, "uni.py", "héllo wörld TARGET\n")
+    write(ws_path, "many.py", "".join(f"TARGET {i}\n" for i in range(30)))
+    write(ws_path, "crlf.txt", b"one\r\nTARGET two\r\n")
+    async with mcp(ws_path) as client:
+        page = await call(client, "search_in_files_content", {"searchText": "TARGET"})
+        hits = {h["path"]: h for h in page["result"]}
+        long_hit = hits["long.py"]["matches"][0]
+        assert long_hit["column"] == 806
+        assert "TARGET" in long_hit["preview"] and long_hit["preview"].startswith("…")
+        assert long_hit["preview"].endswith("…") and len(long_hit["preview"]) <= 162
+        assert hits["uni.py"]["matches"][0]["column"] == 13  # characters, not bytes
+        assert hits["many.py"]["matchCount"] == 30
+        assert [m["line"] for m in hits["many.py"]["matches"]] == [1, 2, 3, 4, 5]
+        assert hits["crlf.txt"]["matches"] == [{"line": 2, "column": 1, "preview": "TARGET two"}]
+        page = await call(
+            client,
+            "search_in_files_content",
+            {"searchText": "TARGET", "include": "many.py", "maxMatchesPerFile": 0},
+        )
+        assert page["result"][0]["matches"] == [] and page["result"][0]["matchCount"] == 30
+
+
+async def test_encodings_and_binary_files(mcp: Any, ws_path: Path) -> None:
+    write(ws_path, "utf16.txt", "\ufeffneedle in utf16\n".encode("utf-16-le"))
+    write(ws_path, "blob.bin", b"\x00\x01needle\x00")
+    write(ws_path, "plain.txt", "needle\n")
+    async with mcp(ws_path) as client:
+        page = await call(client, "search_in_files_content", {"searchText": "needle"})
+        assert paths(page) == ["plain.txt", "utf16.txt"]
+        assert page["result"][1]["matches"][0]["preview"] == "needle in utf16"
+
+
+async def test_paging_total_and_truncated(mcp: Any, ws_path: Path) -> None:
+    for i in range(25):
+        write(ws_path, f"f{i:02d}.txt", "paged\n")
+    async with mcp(ws_path) as client:
+        seen: list[str] = []
+        offset: int | None = 0
+        pages = []
+        while offset is not None:
+            result = await client.call_tool(
+                "search_in_files_content", {"searchText": "paged", "maxResults": 10, "offset": offset}
+            )
+            page = result.structured_content
+            pages.append((page["total"], page["truncated"], page["nextOffset"], len(page["result"])))
+            if page["nextOffset"] is not None:
+                assert result.content[1].text == (
+                    f"items {offset + 1}-{offset + 10} of 25; more: call again with offset={offset + 10}"
+                )
+            seen += paths(page)
+            offset = page["nextOffset"]
+        assert pages == [(25, True, 10, 10), (25, True, 20, 10), (25, False, None, 5)]
+        assert seen == [f"f{i:02d}.txt" for i in range(25)]
+        page = await call(client, "search_in_files_content", {"searchText": "paged", "offset": 100})
+        assert (page["result"], page["total"], page["truncated"], page["nextOffset"]) == ([], 25, False, None)
+        names = await call(client, "find_files_by_name_substring", {"nameSubstring": "f1", "maxResults": 4})
+        assert paths(names) == ["f10.txt", "f11.txt", "f12.txt", "f13.txt"]
+        assert (names["total"], names["truncated"], names["nextOffset"]) == (10, True, 4)
+        message = await fail(client, "search_in_files_content", {"searchText": "x", "maxResults": 0})
+        assert "maxResults" in message
+
+
+async def test_symlinks_are_never_followed(mcp: Any, ws_path: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("SECRET here\n")
+    write(ws_path, "inside.txt", "SECRET inside\n")
+    (ws_path / "out").symlink_to(outside, target_is_directory=True)
+    (ws_path / "leak.txt").symlink_to(outside / "secret.txt")
+    (ws_path / "loop").symlink_to(ws_path, target_is_directory=True)
+    (ws_path / "sub").mkdir()
+    (ws_path / "sub" / "up").symlink_to("..", target_is_directory=True)
+    (ws_path / "alias.txt").symlink_to(ws_path / "inside.txt")
+    async with mcp(ws_path) as client:
+        page = await call(client, "search_in_files_content", {"searchText": "SECRET"})
+        assert paths(page) == ["inside.txt"]
+        page = await call(client, "search_in_files_content", {"searchText": "SECRET", "includeIgnored": True})
+        assert paths(page) == ["inside.txt"]
+        names = await call(client, "find_files_by_name_substring", {"nameSubstring": "secret"})
+        assert names["result"] == []
+        names = await call(
+            client, "find_files_by_name_substring", {"nameSubstring": "", "includeIgnored": True}
+        )
+        assert paths(names) == ["inside.txt"]
+
+
+async def test_find_files_by_name_seed_shape_and_ranking(mcp: Any, project: Path) -> None:
+    write(project, "lib/Helper.py", "")
+    write(project, "helper.js", "")
+    write(project, "src/helpers/index.js", "")
+    write(project, "src/my_helper.py", "")
+    async with mcp(project) as client:
+        page = await call(client, "find_files_by_name_substring", {"nameSubstring": "helper"})
+        assert paths(page) == [
+            "helper.js",
+            os.path.join("lib", "Helper.py"),
+            os.path.join("src", "utils", "helper.js"),
+            os.path.join("test", "helper.test.js"),
+            os.path.join("src", "my_helper.py"),
+        ]
+        by_path = {h["path"]: h for h in page["result"]}
+        assert by_path[os.path.join("src", "utils", "helper.js")] == {
+            "path": os.path.join("src", "utils", "helper.js"),
+            "name": "helper.js",
+            "directory": os.path.join("src", "utils"),
+            "absolutePath": str(project / "src" / "utils" / "helper.js"),
+        }
+        assert by_path["helper.js"]["directory"] == "."
+        page = await call(
+            client, "find_files_by_name_substring", {"nameSubstring": "Helper", "caseSensitive": True}
+        )
+        assert paths(page) == [os.path.join("lib", "Helper.py")]
+        # With a slash the text is matched against the relative path.
+        page = await call(client, "find_files_by_name_substring", {"nameSubstring": "utils/help"})
+        assert paths(page) == [os.path.join("src", "utils", "helper.js")]
+        page = await call(client, "find_files_by_name_substring", {"nameSubstring": "nothing-like-this"})
+        assert (page["result"], page["total"], page["truncated"]) == ([], 0, False)
+
+
+async def test_search_stops_at_its_time_limit(ws_path: Path) -> None:
+    """The engine's deadline: a stopped search is marked incomplete, never returned as complete."""
+    from mcp_server_ide.engines import search
+
+    for i in range(200):
+        write(ws_path, f"d{i % 10}/f{i}.txt", "word\n" * 200)
+    result = search.search_content(ws_path, "word", timeout=0.0)
+    assert result.complete is False and "time limit" in (result.reason or "")
+    result = search.search_content(ws_path, "word", max_output=1000)
+    assert result.complete is False and "capped" in (result.reason or "")
+    assert search.search_content(ws_path, "word").complete is True
+
+
+async def test_rest_door_carries_page_fields(http_server: Any, project: Path) -> None:
+    import httpx
+
+    server = http_server(project)
+    response = httpx.post(
+        server.url + "/mcp/search_in_files_content",
+        json={"searchText": "function helper", "maxResults": 1},
+        headers={"Content-Type": "application/json"},
+    )
+    body = response.json()
+    assert response.status_code == 200, body
+    assert body["error"] is None
+    assert [h["path"] for h in body["status"]] == [os.path.join("src", "utils", "helper.js")]
+    assert (body["total"], body["truncated"], body["nextOffset"]) == (2, True, 1)
+    response = httpx.post(
+        server.url + "/mcp/find_files_by_name_substring",
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "find_files_by_name_substring", "arguments": {"nameSubstring": "helper"}},
+        },
+    )
+    body = response.json()
+    assert body["error"] is None and body["status"][0]["name"] == "helper.js"
