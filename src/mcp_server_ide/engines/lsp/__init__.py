@@ -1,0 +1,17 @@
+"""Language servers over LSP, one package in the spirit of Serena's solidlsp.
+
+- :mod:`.jsonrpc`: JSON-RPC framing and dispatch, typed with ``lsprotocol``.
+- :mod:`.process`: spawning in a process group with a parent-death signal; group RSS; group kill.
+- :mod:`.server`: one server's lifecycle, readiness, documents and diagnostics.
+- :mod:`.manager`: the workspace service (one server per language, idle and memory watchdog).
+- :mod:`.adapters`: one adapter per language (basedpyright, typescript-language-server, configured).
+- :mod:`.install`: the pinned npm install of the TypeScript server into the user's cache.
+"""
+
+from __future__ import annotations
+
+from .adapters import Unavailable
+from .manager import LanguageServers, servers
+from .server import LanguageServer, path_of, uri_of
+
+__all__ = ["LanguageServer", "LanguageServers", "Unavailable", "path_of", "servers", "uri_of"]

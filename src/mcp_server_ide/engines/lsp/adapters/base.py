@@ -1,0 +1,62 @@
+"""What every language adapter provides."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+
+class Unavailable(Exception):
+    """The server for a language cannot run here; the message says why and what to do."""
+
+
+def env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    """Added to a scrubbed copy of our environment."""
+
+
+class Adapter:
+    """A language server for some file extensions."""
+
+    language: str = ""
+    """Our key for the server (one server per workspace and language)."""
+    server_name: str = ""
+    extensions: ClassVar[dict[str, str]] = {}
+    """File extension -> LSP languageId."""
+    node: bool = False
+    """A node.js server: gets ``--max-old-space-size`` from the memory cap."""
+
+    def launch(self, root: Path) -> Launch:
+        """How to start the server for a workspace root; raises :class:`Unavailable`."""
+        raise NotImplementedError
+
+    def initialization_options(self, root: Path) -> Any:
+        return None
+
+    def settings(self, root: Path, section: str | None) -> Any:
+        """The answer to ``workspace/configuration`` for one section (None: everything)."""
+        return None
+
+    def language_id(self, path: Path) -> str:
+        return self.extensions.get(path.suffix.lower(), self.language)
+
+    def handles(self, path: Path) -> bool:
+        return path.suffix.lower() in self.extensions
+
+    def completeness(self, root: Path, path: Path) -> str | None:
+        """Why a cross-file answer for ``path`` may miss files (None when the server sees the whole project)."""
+        return None
+
+    def memory_cap_mb(self) -> int:
+        return int(env_float("MCP_IDE_LSP_MEMORY_MB", 3072))

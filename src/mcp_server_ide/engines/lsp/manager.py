@@ -1,0 +1,129 @@
+"""The workspace's language servers: one per language, shared by every session.
+
+``ws.service(LanguageServers)`` is created on first use. It picks the adapter for a file,
+starts that language's server lazily, forwards the workspace's file changes to the running
+servers, and runs one watchdog thread that stops servers idle for ``MCP_IDE_LSP_IDLE`` seconds
+(default 600) and kills any whose process group's resident memory passes the adapter's cap
+(``MCP_IDE_LSP_MEMORY_MB``, default 3072). Closing the workspace closes every server.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from ...workspace import Workspace
+from .adapters import Adapter, Unavailable, all_adapters
+from .adapters.base import env_float
+from .server import LanguageServer
+
+log = logging.getLogger(__name__)
+
+WATCH_INTERVAL = 2.0
+
+
+class LanguageServers:
+    def __init__(self, ws: Workspace) -> None:
+        from .. import changes
+
+        self.ws = ws
+        self.root = ws.root
+        self.adapters: list[Adapter] = all_adapters()
+        self.servers: dict[str, LanguageServer] = {}
+        self.stopped_reasons: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._watchdog: threading.Thread | None = None
+        self._unsubscribe = changes.subscribe(ws, self._on_change)
+
+    def adapter_for(self, path: Path) -> Adapter | None:
+        for adapter in self.adapters:
+            if adapter.handles(path):
+                return adapter
+        return None
+
+    def server_for(self, path: Path, *, start: bool = True) -> LanguageServer | None:
+        """The (started) server for ``path``'s language; None when no server handles that language.
+
+        Raises :class:`Unavailable` when the server exists but cannot run.
+        """
+        adapter = self.adapter_for(path)
+        if adapter is None:
+            return None
+        with self._lock:
+            if self._closed.is_set():
+                raise Unavailable("the workspace is closing")
+            server = self.servers.get(adapter.language)
+            if server is None:
+                server = self.servers[adapter.language] = LanguageServer(self.root, adapter)
+        if start:
+            server.ensure_started()
+            self._start_watchdog()
+        return server
+
+    def running_for(self, path: Path) -> LanguageServer | None:
+        """The server for ``path`` only if it is already running (never starts one)."""
+        adapter = self.adapter_for(path)
+        if adapter is None:
+            return None
+        server = self.servers.get(adapter.language)
+        return server if server is not None and server.running else None
+
+    def running(self) -> list[LanguageServer]:
+        return [s for s in list(self.servers.values()) if s.running]
+
+    def _on_change(self, change: object) -> None:
+        path = getattr(change, "path", None)
+        if path is None:
+            return
+        server = self.running_for(Path(path))
+        if server is not None:
+            server.file_changed(
+                Path(path), getattr(change, "after", None), getattr(change, "before", None) is None
+            )
+
+    def _start_watchdog(self) -> None:
+        with self._lock:
+            if self._watchdog is None or not self._watchdog.is_alive():
+                self._watchdog = threading.Thread(target=self._watch, name="lsp-watchdog", daemon=True)
+                self._watchdog.start()
+
+    def _watch(self) -> None:
+        while not self._closed.wait(WATCH_INTERVAL):
+            idle_limit = env_float("MCP_IDE_LSP_IDLE", 600)
+            now = time.monotonic()
+            for server in list(self.servers.values()):
+                if not server.running:
+                    continue
+                if now - server.last_used > idle_limit:
+                    log.info("stopping idle %s", server.adapter.server_name)
+                    self.stopped_reasons[server.language] = f"idle for {int(now - server.last_used)} s"
+                    server.stop("idle")
+                    continue
+                cap = server.adapter.memory_cap_mb() * 1024 * 1024
+                rss = server.rss()
+                if rss > cap:
+                    reason = (
+                        f"{server.adapter.server_name} used {rss // (1024 * 1024)} MB, over its "
+                        f"{cap // (1024 * 1024)} MB cap (MCP_IDE_LSP_MEMORY_MB); it was stopped and restarts on the next call"
+                    )
+                    log.warning(reason)
+                    self.stopped_reasons[server.language] = reason
+                    server.kill(reason)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._unsubscribe()
+        with self._lock:
+            servers = list(self.servers.values())
+        threads = [threading.Thread(target=s.close, daemon=True) for s in servers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=5)
+
+
+def servers(ws: Workspace) -> LanguageServers:
+    return ws.service(LanguageServers)

@@ -1,0 +1,168 @@
+"""Starting a language server so that nothing outlives us, and measuring what it uses.
+
+- Each server runs in its own session and process group (``start_new_session``), so one
+  ``killpg`` ends the server and every helper it started (tsserver, typings installer...).
+- ``PR_SET_PDEATHSIG(SIGKILL)`` is set in the child before exec. The kernel ties that signal to
+  the *thread* that forked, not the process: children are therefore forked from one long-lived
+  spawner thread, never from a worker thread that may exit while the server still runs.
+- Grandchildren do not inherit the parent-death signal; a server's helpers exit when their stdin
+  pipe closes (tsserver does), and :func:`kill_group` reaps whatever is left in the group.
+- Memory: node servers reserve far more address space than they use, so ``RLIMIT_AS`` would break
+  them; :func:`group_rss` sums the resident memory of the whole process group for a watchdog
+  instead (and node servers get ``--max-old-space-size`` as a first line of defence).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import queue
+import signal
+import subprocess
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+PR_SET_PDEATHSIG = 1
+
+_libc: Any = None
+
+
+def _set_pdeathsig() -> None:
+    """Runs in the child between fork and exec: die with SIGKILL when the forking thread dies."""
+    global _libc
+    try:
+        if _libc is None:
+            _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except Exception:
+        pass
+    # The parent may already be gone (a race between fork and prctl): then exit at once.
+    if os.getppid() == 1:
+        os._exit(1)
+
+
+# Loaded in the parent once, so the child's preexec_fn does not import or dlopen after fork.
+try:
+    _libc = ctypes.CDLL(None, use_errno=True)
+except OSError:  # pragma: no cover - not Linux
+    _libc = None
+
+
+class _Spawner:
+    """A thread that lives as long as the process and forks every server."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="lsp-spawner", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            fn, fut = self._jobs.get()
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:
+                fut.set_exception(exc)
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        fut: Future[Any] = Future()
+        self._jobs.put((fn, fut))
+        return fut.result()
+
+
+_spawner: _Spawner | None = None
+_spawner_lock = threading.Lock()
+
+
+def _get_spawner() -> _Spawner:
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = _Spawner()
+        return _spawner
+
+
+def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start ``argv`` with pipes, in its own process group, dying with us."""
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_set_pdeathsig,
+            close_fds=True,
+        )
+
+    return _get_spawner().call(start)
+
+
+def group_members(pgid: int) -> list[int]:
+    """Every live process of a process group (read from /proc)."""
+    members = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return members
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ... ; comm may contain spaces and parentheses
+        rest = stat[stat.rfind(b")") + 2 :].split()
+        if len(rest) > 2 and int(rest[2]) == pgid and rest[0] != b"Z":
+            members.append(int(name))
+    return members
+
+
+def rss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            fields = f.read().split()
+        return int(fields[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def group_rss(pgid: int) -> int:
+    """Resident memory of a whole process group, in bytes."""
+    return sum(rss_bytes(pid) for pid in group_members(pgid))
+
+
+def kill_group(proc: subprocess.Popen[bytes], grace: float = 2.0) -> None:
+    """End a server and everything in its process group: SIGTERM, then SIGKILL after ``grace``."""
+    pgid = proc.pid
+    for stream in (proc.stdin,):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=grace)
+    # Helpers may still be alive in the group even when the leader exited.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=grace)
+    for stream in (proc.stdout, proc.stderr):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
