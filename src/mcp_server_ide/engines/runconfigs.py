@@ -583,15 +583,7 @@ class Planner:
         for key in ("python", "pythonPath"):
             if isinstance(item.get(key), str) and item[key]:
                 return item[key]
-        settings = self.vars.settings()
-        configured = settings.get("python.defaultInterpreterPath") or settings.get("python.pythonPath")
-        if isinstance(configured, str) and configured:
-            return self.vars.resolve(configured)
-        for rel in (".venv/bin/python", "venv/bin/python", ".venv/Scripts/python.exe"):
-            candidate = self.ws.root / rel
-            if candidate.exists():
-                return str(candidate)
-        return shutil.which("python3") or shutil.which("python") or sys.executable
+        return project_python(self.ws, self.vars)
 
     def _compound(self, item: dict[str, Any]) -> Plan:
         members: list[Plan] = []
@@ -640,6 +632,21 @@ class Planner:
                 f"invalid {where}: its cwd {resolved.display_rel!r} is not a folder", kind="invalid"
             )
         return str(resolved.path)
+
+
+def project_python(ws: Workspace, variables: Variables | None = None) -> str:
+    """The project's Python, as the VS Code Python extension would pick it: the configured interpreter
+    (``python.defaultInterpreterPath``), else the workspace's ``.venv`` / ``venv``, else ``python3`` on PATH."""
+    variables = variables or Variables(ws, {})
+    settings = variables.settings()
+    configured = settings.get("python.defaultInterpreterPath") or settings.get("python.pythonPath")
+    if isinstance(configured, str) and configured:
+        return variables.resolve(configured)
+    for rel in (".venv/bin/python", "venv/bin/python", ".venv/Scripts/python.exe"):
+        candidate = ws.root / rel
+        if candidate.exists():
+            return str(candidate)
+    return shutil.which("python3") or shutil.which("python") or sys.executable
 
 
 def _arg_value(arg: Any) -> str:
@@ -742,10 +749,14 @@ class Runs:
 
     def start(self, name: str, prepared: tuple[Plan, str] | None = None, *, title: str | None = None) -> Any:
         """Start the configuration, compound or task ``name`` as a job; returns the job."""
-        from .processes import Jobs
-
         the_plan, kind = prepared or self.prepare(name)
         title = title or (f"Task: {name}" if kind == "task" else f"Run: {name}")
+        return self.start_plan(the_plan, name=name, kind=kind, title=title)
+
+    def start_plan(self, the_plan: Plan, *, name: str, kind: str, title: str) -> Any:
+        """Start any plan (a run configuration, the detected test runners...) as one job."""
+        from .processes import Jobs
+
         jobs = self.ws.service(Jobs)
         progress_path: Path | None = None
         if isinstance(the_plan, Step):
@@ -816,7 +827,7 @@ class Runs:
                 item(
                     run.job_id,
                     job.title,
-                    "run configuration" if run.kind != "task" else "task",
+                    {"task": "task", "tests": "tests"}.get(run.kind, "run configuration"),
                     fraction=fraction,
                     cancellable=True,
                     message=message,

@@ -1,0 +1,466 @@
+"""Actions: what this server can really do on a workspace right now, under VS Code's command ids.
+
+Nothing here is a fixed list: :func:`available` looks at the workspace (its editor model,
+``.vscode/tasks.json`` and ``launch.json``, test runners, git remotes, running jobs, the tools
+installed) and offers only actions that change something when run. Commands of VS Code that
+would do nothing here are left out (``workbench.action.files.save``: every write of this
+server is already on disk).
+
+Running an action starts the work and returns at once (seed 000: "doesn't wait"): process work
+is a job of the process engine (tests, tasks, ``git fetch``); quick in-process work (formatting
+the active file) runs on a worker thread. Both show in ``get_progress_indicators`` while they run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..registry import ToolFailure
+from ..workspace import Workspace
+from . import runconfigs, sandbox, textio
+from .editor import editor_for
+from .progress import ProgressItem, item
+
+log = logging.getLogger(__name__)
+
+SKIP_DIRS = frozenset(
+    {".git", "node_modules", "dist", "build", ".venv", "venv", "env", "__pycache__", ".tox", ".nox",
+     "site-packages", ".mypy_cache", ".ruff_cache", ".pytest_cache", "target", ".idea", ".vscode"}
+)  # fmt: skip
+NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
+RUFF_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str
+    text: str
+    start: Callable[[], Any]
+    """Starts the work and returns quickly (a job, or a worker thread)."""
+    runs_workspace_code: bool = False
+    """Runs programs or scripts the workspace defines: asks first in an untrusted workspace."""
+    detail: str = ""
+
+
+# ----------------------------------------------------------------------------- background work
+
+
+@dataclass
+class _Work:
+    id: str
+    title: str
+    started: float
+    error: str | None = None
+    done: bool = False
+
+
+class ActionWork:
+    """In-process work started by actions (formatting...), shown by ``get_progress_indicators``."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._lock = threading.Lock()
+        self._work: dict[str, _Work] = {}
+        self._count = 0
+        self.recent: list[_Work] = []
+
+    def spawn(self, title: str, fn: Callable[[], None]) -> _Work:
+        with self._lock:
+            self._count += 1
+            work = _Work(f"action-{self._count}", title, time.time())
+            self._work[work.id] = work
+
+        def body() -> None:
+            try:
+                fn()
+            except ToolFailure as exc:
+                work.error = str(exc)
+                log.warning("action %s failed: %s", title, exc)
+            except Exception as exc:
+                work.error = f"{type(exc).__name__}: {exc}"
+                log.exception("action %s failed", title)
+            finally:
+                work.done = True
+                with self._lock:
+                    self._work.pop(work.id, None)
+                    self.recent = [*self.recent[-19:], work]
+
+        threading.Thread(target=body, name=f"mcp-ide-{work.id}", daemon=True).start()
+        return work
+
+    def progress_items(self) -> list[ProgressItem]:
+        with self._lock:
+            running = list(self._work.values())
+        return [
+            item(w.id, w.title, "action", cancellable=False, elapsed_ms=int((time.time() - w.started) * 1000))
+            for w in running
+        ]
+
+
+# ----------------------------------------------------------------------------- ruff
+
+
+def ruff_bin() -> str | None:
+    """The ruff executable installed with this server (a dependency), else one on PATH."""
+    candidate = Path(sys.executable).parent / "ruff"
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
+    try:
+        from ruff.__main__ import find_ruff_bin  # type: ignore[import-not-found]
+
+        return str(find_ruff_bin())
+    except Exception:
+        return shutil.which("ruff")
+
+
+def _code_engine_formatter() -> Callable[..., Any] | None:
+    """The code-intelligence engine's ``format_file``, when this build has one."""
+    for module in ("code", "formatting", "format"):
+        try:
+            mod = __import__(f"{__package__}.{module}", fromlist=["format_file"])
+        except ImportError:
+            continue
+        fn = getattr(mod, "format_file", None)
+        if callable(fn):
+            return fn
+    return None
+
+
+def ruff_rewrite(ws: Workspace, path: Path, args: list[str]) -> bool:
+    """Run ``ruff <args> --stdin-filename PATH -`` on the file's text and write the result back
+    through the sandbox (atomic, encoding and line endings kept, journaled). Refuses, changing
+    nothing, when the file changed meanwhile. True when the file changed."""
+    from .processes import run
+
+    binary = ruff_bin()
+    if binary is None:
+        raise ToolFailure("unavailable: ruff is not installed", kind="unavailable")
+    resolved = sandbox.resolve_for_write(ws, str(path))
+    before = textio.read_text(resolved)
+    result = run(
+        [binary, *args, "--stdin-filename", str(resolved.path), "-"],
+        ws=ws,
+        cwd=str(resolved.path.parent),
+        stdin=before.text.encode("utf-8"),
+        timeout_s=RUFF_TIMEOUT_S,
+    )
+    if result.exit_code not in (0, 1) or result.timed_out or (not result.stdout_bytes and before.text):
+        raise ToolFailure(
+            f"ruff could not process {resolved.display_rel!r}: {result.stderr.strip()[:500] or result.exit_code}",
+            kind="invalid",
+        )
+    new_text = result.stdout
+    if new_text == before.text:
+        return False
+    textio.edit_text(ws, resolved, lambda tf: new_text, expected_hash=before.hash)
+    return True
+
+
+# ----------------------------------------------------------------------------- test runners
+
+
+def _has_python_tests(root: Path, limit: int = 20000) -> bool:
+    seen = 0
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > limit:
+                return False
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if name not in SKIP_DIRS and not name.startswith("."):
+                    stack.append(Path(entry.path))
+            elif name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+                return True
+    return False
+
+
+_import_cache: dict[tuple[str, str], tuple[float, bool]] = {}
+
+
+def python_can_import(ws: Workspace, python: str, module: str) -> bool:
+    """Whether the project's interpreter has ``module`` (cached for a minute)."""
+    from .processes import run
+
+    key = (python, module)
+    hit = _import_cache.get(key)
+    if hit is not None and time.monotonic() - hit[0] < 60:
+        return hit[1]
+    try:
+        result = run(
+            [
+                python,
+                "-c",
+                f"import importlib.util,sys; sys.exit(importlib.util.find_spec({module!r}) is None)",
+            ],
+            ws=ws,
+            timeout_s=15,
+        )
+        ok = result.exit_code == 0
+    except ToolFailure:
+        ok = False
+    _import_cache[key] = (time.monotonic(), ok)
+    return ok
+
+
+def test_runners(ws: Workspace) -> list[runconfigs.Step]:
+    """The test commands of the workspace's projects: pytest (or unittest), npm test, go test, cargo test."""
+    root = ws.root
+    cwd = str(root)
+    steps: list[runconfigs.Step] = []
+    python_markers = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
+    python_project = any((root / m).exists() for m in python_markers) or (root / "tests").is_dir()
+    if python_project and _has_python_tests(root):
+        python = runconfigs.project_python(ws)
+        if python_can_import(ws, python, "pytest"):
+            steps.append(runconfigs.Step("pytest", cwd, argv=[python, "-m", "pytest"]))
+        else:
+            steps.append(runconfigs.Step("unittest", cwd, argv=[python, "-m", "unittest", "discover", "-v"]))
+    package = root / "package.json"
+    if package.is_file() and shutil.which("npm"):
+        try:
+            scripts = json.loads(package.read_text(encoding="utf-8")).get("scripts") or {}
+        except (OSError, ValueError, AttributeError):
+            scripts = {}
+        test = scripts.get("test") if isinstance(scripts, dict) else None
+        if isinstance(test, str) and test.strip() and test.strip() != NPM_PLACEHOLDER_TEST:
+            steps.append(runconfigs.Step("npm test", cwd, argv=["npm", "test"]))
+    if (root / "go.mod").is_file() and shutil.which("go"):
+        steps.append(runconfigs.Step("go test", cwd, argv=["go", "test", "./..."]))
+    if (root / "Cargo.toml").is_file() and shutil.which("cargo"):
+        steps.append(runconfigs.Step("cargo test", cwd, argv=["cargo", "test"]))
+    return steps
+
+
+# ----------------------------------------------------------------------------- the actions
+
+
+def _git_remotes(ws: Workspace) -> list[str]:
+    from . import gitquery
+
+    if not (ws.root / ".git").exists() or shutil.which("git") is None:
+        return []
+    out = gitquery.run(ws, "remote")
+    return [line.strip() for line in out.text.splitlines() if line.strip()] if out.ok else []
+
+
+def available(ws: Workspace) -> list[Action]:
+    """Every action that does something real on ``ws`` now."""
+    actions: list[Action] = []
+    backend = editor_for(ws)
+    state = backend.state()
+    runs = ws.service(runconfigs.Runs)
+    work = ws.service(ActionWork)
+    active = state.active
+
+    if active is not None:
+        if active.suffix in (".py", ".pyi") and ruff_bin() is not None:
+            actions.append(
+                Action(
+                    "editor.action.formatDocument",
+                    "Format Document",
+                    lambda: work.spawn("Format Document", lambda: ruff_rewrite(ws, active, ["format"])),
+                    detail=f"ruff format {active.name}",
+                )
+            )
+            actions.append(
+                Action(
+                    "editor.action.organizeImports",
+                    "Organize Imports",
+                    lambda: work.spawn(
+                        "Organize Imports",
+                        lambda: ruff_rewrite(
+                            ws, active, ["check", "--fix-only", "--select", "I", "--exit-zero"]
+                        ),
+                    ),
+                    detail=f"ruff check --select I --fix {active.name}",
+                )
+            )
+            actions.append(
+                Action(
+                    "editor.action.fixAll",
+                    "Fix All",
+                    lambda: work.spawn(
+                        "Fix All", lambda: ruff_rewrite(ws, active, ["check", "--fix-only", "--exit-zero"])
+                    ),
+                    detail=f"ruff check --fix {active.name}",
+                )
+            )
+        else:
+            formatter = _code_engine_formatter()
+            if formatter is not None:
+                actions.append(
+                    Action(
+                        "editor.action.formatDocument",
+                        "Format Document",
+                        lambda: work.spawn("Format Document", lambda: formatter(ws, active)),
+                    )
+                )
+        actions.append(
+            Action(
+                "editor.debug.action.toggleBreakpoint",
+                "Debug: Toggle Breakpoint",
+                lambda: _toggle_at_cursor(ws),
+                detail="at the cursor line of the active file",
+            )
+        )
+        actions.append(
+            Action("workbench.action.closeActiveEditor", "View: Close Editor", lambda: backend.close(None))
+        )
+    if state.open:
+        actions.append(
+            Action("workbench.action.closeAllEditors", "View: Close All Editors", lambda: _close_all(ws))
+        )
+    if backend.breakpoints():
+        actions.append(
+            Action(
+                "workbench.debug.viewlet.action.removeAllBreakpoints",
+                "Debug: Remove All Breakpoints",
+                backend.clear_breakpoints,
+            )
+        )
+
+    try:
+        configs = runconfigs.load(ws)
+    except ToolFailure:
+        configs = None
+    if configs is not None:
+        runnable_tasks = [t for t in configs.tasks if _plans_cleanly(ws, configs, t["label"])]
+        for kind, command, text in (("build", "build", "Run Build Task"), ("test", "test", "Run Test Task")):
+            label = _default_in_group(runnable_tasks, kind)
+            if label is not None:
+                actions.append(
+                    Action(
+                        f"workbench.action.tasks.{command}",
+                        f"Tasks: {text} ({label})",
+                        lambda label=label: runs.start(label),
+                        runs_workspace_code=True,
+                    )
+                )
+        for task in runnable_tasks:
+            if task.get("hide"):
+                continue
+            label = task["label"]
+            actions.append(
+                Action(
+                    f"workbench.action.tasks.runTask:{label}",
+                    f"Tasks: Run Task: {label}",
+                    lambda label=label: runs.start(label),
+                    runs_workspace_code=True,
+                )
+            )
+        first = next(
+            (c["name"] for c in configs.launch if not (c.get("presentation") or {}).get("hidden")), None
+        )
+        if first is not None and _plans_cleanly(ws, configs, first):
+            actions.append(
+                Action(
+                    "workbench.action.debug.run",
+                    f"Debug: Run Without Debugging ({first})",
+                    lambda: runs.start(first),
+                    runs_workspace_code=True,
+                )
+            )
+    if runs.running():
+        actions.append(
+            Action("workbench.action.tasks.terminate", "Tasks: Terminate Task", lambda: _terminate_runs(ws))
+        )
+
+    tests = test_runners(ws)
+    if tests:
+        plan: runconfigs.Plan = (
+            tests[0] if len(tests) == 1 else runconfigs.Group("Run All Tests", "sequence", list(tests))
+        )
+        names = ", ".join(s.label for s in tests)
+        actions.append(
+            Action(
+                "testing.runAll",
+                f"Test: Run All Tests ({names})",
+                lambda: runs.start_plan(
+                    plan, name="Run All Tests", kind="tests", title="Test: Run All Tests"
+                ),
+                runs_workspace_code=True,
+            )
+        )
+
+    if _git_remotes(ws):
+        actions.append(Action("git.fetch", "Git: Fetch", lambda: _git_fetch(ws)))
+    return actions
+
+
+def find(ws: Workspace, action_id: str) -> Action | None:
+    return next((a for a in available(ws) if a.id == action_id), None)
+
+
+def _plans_cleanly(ws: Workspace, configs: runconfigs.Configs, name: str) -> bool:
+    """Whether the configuration or task plans cleanly (its types run headless, its variables resolve)."""
+    try:
+        runconfigs.Planner(ws, configs).plan(name)
+    except ToolFailure:
+        return False
+    return True
+
+
+def _default_in_group(tasks: list[dict[str, Any]], kind: str) -> str | None:
+    members = []
+    for task in tasks:
+        group = task.get("group")
+        if group == kind:
+            members.append((False, task["label"]))
+        elif isinstance(group, dict) and group.get("kind") == kind:
+            members.append((bool(group.get("isDefault")), task["label"]))
+    defaults = [label for is_default, label in members if is_default]
+    if defaults:
+        return defaults[0]
+    return members[0][1] if len(members) == 1 else None
+
+
+def _toggle_at_cursor(ws: Workspace) -> None:
+    backend = editor_for(ws)
+    doc = backend.active()
+    if doc is None:
+        raise ToolFailure("no active editor", kind="not_found")
+    backend.toggle_breakpoint(doc.path, doc.selection.active.line)
+
+
+def _close_all(ws: Workspace) -> None:
+    backend = editor_for(ws)
+    for path in backend.state().open:
+        backend.close(path)
+
+
+def _terminate_runs(ws: Workspace) -> None:
+    from .processes import Jobs
+
+    jobs = ws.service(Jobs)
+    for run, _job in ws.service(runconfigs.Runs).running():
+        jobs.cancel(run.job_id, wait_s=0)
+
+
+def _git_fetch(ws: Workspace) -> Any:
+    from . import gitquery
+    from .processes import Jobs
+
+    return ws.service(Jobs).start(
+        ["git", *gitquery.SAFE_CONFIG, "-c", "protocol.ext.allow=never", "fetch", "--prune"],
+        cwd=str(ws.root),
+        env={"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"},
+        title="Git: Fetch",
+        timeout_s=300,
+    )
