@@ -787,14 +787,18 @@ def run(
     stdin: bytes | str | None = None,
     shell: str | None = None,
     grace_s: float = KILL_GRACE_S,
+    cancel: threading.Event | None = None,
 ) -> Completed:
     """Run a command to completion, contained (see the module docstring). Blocking.
 
     ``command``: a shell string (run with ``bash -c``) or an argv list (no shell). ``cwd`` is a
     workspace path when ``ws`` is given (default: the root). ``stdin``: bytes to feed, else
     ``/dev/null``. On timeout the tree is killed and ``timed_out`` is set; output so far is kept.
+    ``cancel`` (default: the current tool call's ``cancelled`` event) kills the tree and raises.
     """
     timeout = _check_timeout(timeout_s)
+    if cancel is None:
+        cancel = _call_cancel_event()
     prep = prepare(
         command, ws=ws, cwd=cwd if cwd is not None or ws is not None else os.getcwd(), env=env, shell=shell
     )
@@ -828,7 +832,7 @@ def run(
             in_fd = None
     deadline = started + timeout
     exited_at: float | None = None
-    timed_out = leftovers = False
+    timed_out = leftovers = cancelled = False
     open_fds = set(fds)
     try:
         while True:
@@ -849,6 +853,11 @@ def run(
                     break
             elif pidfd is None:
                 wait = min(wait, 0.02)
+            if cancel is not None:
+                if cancel.is_set():
+                    cancelled = True
+                    break
+                wait = min(wait, 0.1)
             for key, _ in sel.select(wait):
                 fd = key.fd
                 if fd == pidfd:
@@ -875,7 +884,7 @@ def run(
                     open_fds.discard(fd)
     finally:
         killed = 0
-        if timed_out or leftovers or exited_at is None:
+        if timed_out or leftovers or cancelled or exited_at is None:
             killed = tree.kill(grace_s)
             _drain(open_fds, fds, sel)
         sel.close()
@@ -887,10 +896,14 @@ def run(
                     stream.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
-        if not (timed_out or leftovers):
+        if not (timed_out or leftovers or cancelled):
             _sweep_later(tree)
         else:
             tree.forget()
+    if cancelled:
+        raise ToolFailure(
+            "cancelled: the caller cancelled this call (the command was stopped)", kind="conflict"
+        )
     return Completed(
         stdout_bytes=out.value(),
         stderr_bytes=err.value(),
@@ -902,6 +915,14 @@ def run(
         stderr_total=err.total,
         leftovers_killed=killed if leftovers else 0,
     )
+
+
+def _call_cancel_event() -> threading.Event | None:
+    from ..call import current_or_none
+
+    call = current_or_none()
+    event = getattr(call, "cancelled", None) if call is not None else None
+    return event if isinstance(event, threading.Event) else None
 
 
 def _drain(
@@ -1346,6 +1367,7 @@ _ANSI = re.compile(
 )  # + other C0 controls (keeps \t \n \r)
 _MARK = re.compile(rb"\x1b\]633;D;(-?\d+)\x07")
 _PROMPT_MARK = "\x1b]633;D;%s\x07"
+PROMPT = "$ "
 
 
 class TerminalFilter:
@@ -1467,17 +1489,15 @@ class Terminals:
             term_id = f"terminal-{next(self._ids)}"
         shell = _SHELL
         bash = os.path.basename(shell) == "bash"
+        # The prompt ends with an invisible marker carrying the last exit status: when it arrives the
+        # prompt is fully printed and the shell waits for the next command.
         extra: dict[str, str | None] = {
-            "PS1": "$ ",
+            "PS1": PROMPT + (_PROMPT_MARK % "$?" if bash else ""),
             "PS2": "> ",
             "HISTFILE": "",
             "PAGER": "cat",
             "GIT_PAGER": "cat",
         }
-        if bash:
-            extra["PROMPT_COMMAND"] = f"printf '{_PROMPT_MARK}' \"$?\"".replace("\x1b", "\\033").replace(
-                "\x07", "\\007"
-            )
         extra["COLUMNS"], extra["LINES"] = str(self.COLS), str(self.ROWS)
         extra.update(env or {})
         argv = [shell, "--noprofile", "--norc", "--noediting", "-i"] if bash else [shell, "-i"]
@@ -1540,7 +1560,8 @@ class Terminals:
                 pending = next((c for c in term.commands if not c.finished), None)
                 if pending is not None:
                     pending.exit_code = code
-                    pending.end_offset = base + pos
+                    end = pos - len(PROMPT) if text[:pos].endswith(PROMPT.encode()) else pos
+                    pending.end_offset = base + max(0, end)
             if marks:
                 term.log.version += 1
 
