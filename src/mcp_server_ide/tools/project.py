@@ -1,0 +1,172 @@
+"""Project tools (seed 000, "Project"): what the workspace is built with, and what it depends on.
+
+The seed's fields stay (`types` + `extensions`; `type` + `dependencies` + `devDependencies`);
+modules of a monorepo and the detail of each ecosystem come beside them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any, NotRequired
+
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from ..call import current
+from ..engines import project, sandbox
+from ..registry import ToolFailure, tool
+
+
+class ModuleInfo(TypedDict):
+    name: str
+    path: str
+    """Folder relative to the workspace root ("." for the root)."""
+    types: list[str]
+    manifests: list[str]
+    buildTool: NotRequired[str]
+    workspace: NotRequired[str]
+    """The folder of the monorepo root that declares this module as a member."""
+
+
+class MonoRepoInfo(TypedDict):
+    path: str
+    kind: str
+    """npm, yarn, pnpm, cargo, go (go.work), uv, maven or gradle."""
+    patterns: list[str]
+    members: list[str]
+
+
+class ProjectModules(TypedDict):
+    types: list[str]
+    extensions: list[str]
+    modules: list[ModuleInfo]
+    workspaces: NotRequired[list[MonoRepoInfo]]
+    truncated: NotRequired[bool]
+
+
+class Ecosystem(TypedDict):
+    type: str
+    manifest: str
+    dependencies: dict[str, str]
+    devDependencies: dict[str, str]
+
+
+class ProjectDependencies(TypedDict):
+    type: str | None
+    """The main ecosystem of the folder (node, python, go, rust, php, java), None when it has no manifest."""
+    dependencies: dict[str, str]
+    devDependencies: dict[str, str]
+    ecosystems: list[dict[str, Any]]
+    """Every manifest of the folder, parsed: its own dependencies, devDependencies and ecosystem detail
+    (optionalDependencies, groups, peerDependencies, requiresPython, indirectDependencies, buildDependencies…)."""
+    path: NotRequired[str]
+    modules: NotRequired[list[dict[str, Any]]]
+
+
+@tool(
+    "project",
+    title="Project modules",
+    read_only=True,
+    idempotent=True,
+    example={},
+)
+def get_project_modules(
+    maxDepth: Annotated[
+        int,
+        Field(
+            ge=0,
+            le=10,
+            description="How many folder levels below the root to look for manifests (default 5).",
+        ),
+    ] = project.MAX_DEPTH,
+) -> ProjectModules:
+    """Detect what the project is built with from its manifest files (package.json, pyproject.toml,
+    requirements.txt, go.mod, Cargo.toml, pom.xml, build.gradle, Gemfile, composer.json, *.csproj…). Returns
+    `{types, extensions}`: project types (node, python, go, rust, java, maven, gradle, ruby, php, dotnet,
+    typescript…, shallowest first) and the VS Code extensions recommended in `.vscode/extensions.json`; plus
+    `modules` (each folder with a manifest: name, path, types, manifests, the monorepo that declares it) and
+    `workspaces` (monorepo roots: npm/yarn/pnpm workspaces, go.work, Cargo and uv workspaces, Maven modules,
+    Gradle includes, with their members). Skips .git, node_modules, dist, build and cache folders."""
+    ws = current().workspace
+    found = project.layout(ws, max_depth=maxDepth)
+    result = ProjectModules(
+        types=found.types,
+        extensions=project.recommended_extensions(ws),
+        modules=[m.as_dict() for m in found.modules],  # type: ignore[misc]
+    )
+    if found.workspaces:
+        result["workspaces"] = [w.as_dict() for w in found.workspaces]  # type: ignore[misc]
+    if found.truncated:
+        result["truncated"] = True
+    return result
+
+
+@tool(
+    "project",
+    title="Project dependencies",
+    read_only=True,
+    idempotent=True,
+    example={},
+    errors=("folder not found", "outside the workspace"),
+)
+def get_project_dependencies(
+    path: Annotated[
+        str | None,
+        Field(
+            description="A module folder relative to the root (see get_project_modules). Default: the root."
+        ),
+    ] = None,
+    includeModules: Annotated[
+        bool,
+        Field(
+            description="At the root of a monorepo, also list each member module's dependencies (default true)."
+        ),
+    ] = True,
+) -> ProjectDependencies:
+    """List the declared dependencies with their version constraints, read from the manifests: package.json
+    (dependencies, devDependencies, peer/optional), requirements*.txt (following -r includes; requirements-dev
+    and -test files count as dev), pyproject.toml (PEP 621 dependencies and optional-dependencies, PEP 735
+    dependency-groups, uv, PDM and Poetry groups), Pipfile, go.mod (direct, indirect, tools), Cargo.toml (dev,
+    build and target-specific), composer.json and pom.xml. Returns the seed's `{type, dependencies,
+    devDependencies}` for the folder's main ecosystem, plus `ecosystems` (every manifest parsed, with its
+    detail) and, for a monorepo root, `modules` (each member's dependencies). Declared constraints only:
+    nothing is installed or resolved."""
+    ws = current().workspace
+    folder = ""
+    if path not in (None, "", ".", "/"):
+        resolved = sandbox.resolve(ws, path)
+        if not resolved.path.is_dir():
+            if not resolved.path.exists():
+                raise sandbox.not_found(resolved)
+            raise ToolFailure(
+                f"invalid path: {resolved.display_rel!r} is a file; give the folder of a module"
+            )
+        folder = resolved.rel
+    ecosystems = project.dependencies_of(ws, folder)
+    main = ecosystems[0] if ecosystems else None
+    result = ProjectDependencies(
+        type=main.type if main else None,
+        dependencies=dict(main.dependencies) if main else {},
+        devDependencies=dict(main.devDependencies) if main else {},
+        ecosystems=[e.as_dict() for e in ecosystems],
+    )
+    if main is not None:
+        # Two manifests of the main ecosystem (pyproject.toml + requirements.txt): merge, first one wins.
+        for other in ecosystems[1:]:
+            if other.type == main.type:
+                for key, value in other.dependencies.items():
+                    result["dependencies"].setdefault(key, value)
+                for key, value in other.devDependencies.items():
+                    result["devDependencies"].setdefault(key, value)
+    if folder:
+        result["path"] = folder.replace("/", os.sep)
+    if includeModules:
+        layout = project.layout(ws)
+        members = sorted({m for w in layout.workspaces if w.path == folder for m in w.members})
+        if members:
+            modules = []
+            for member in members[: project.MAX_MODULES]:
+                for eco in project.dependencies_of(ws, member):
+                    modules.append({"path": member.replace("/", os.sep), **eco.as_dict()})
+            result["modules"] = modules
+    return result
