@@ -897,9 +897,15 @@ def identifier_at(text: str, lang: str | None, line: int, character: int) -> tup
     for m in _IDENT.finditer(row):
         a = _utf16_len(row[: m.start()])
         b = a + _utf16_len(m.group(0))
-        dist = 0 if a <= character <= b else a - character if character < a else character - b
-        # keywords lose ties against real names
-        score = (dist, 1 if m.group(0) in _KEYWORDS else 0)
+        if a <= character < b:
+            dist = 0.0
+        elif character == b:
+            dist = 0.5  # just after a name (on its `(`): that name, unless another starts right here
+        else:
+            dist = float(a - character if character < a else character - b)
+        if m.group(0) in _KEYWORDS:
+            dist += 1.5
+        score = (dist, 0)
         if best is None or score < best[0]:
             best = (score, a, b)  # type: ignore[assignment]
     if best is None:

@@ -74,7 +74,7 @@ class Connection:
         self._writer = writer
         self._name = name
         self._write_lock = threading.Lock()
-        self._pending: dict[int, tuple[str, Future[Any]]] = {}
+        self._pending: dict[int, tuple[str | None, Future[Any]]] = {}
         self._pending_lock = threading.Lock()
         self._next_id = 0
         self._request_handlers: dict[str, RequestHandler] = {}
@@ -110,13 +110,16 @@ class Connection:
                 self._lost(f"writing to the language server failed: {exc}")
                 raise ConnectionLost(self.close_reason) from None
 
-    def request_async(self, method: str, params: Any) -> Future[Any]:
-        """Send a request; the future gets the typed result (or RpcError / ConnectionLost)."""
+    def request_async(self, method: str, params: Any, *, typed: bool = True) -> Future[Any]:
+        """Send a request; the future gets the typed result (or RpcError / ConnectionLost).
+
+        ``typed=False`` gives the raw JSON result, for callers that structure ambiguous unions themselves.
+        """
         fut: Future[Any] = Future()
         with self._pending_lock:
             self._next_id += 1
             msg_id = self._next_id
-            self._pending[msg_id] = (method, fut)
+            self._pending[msg_id] = (method if typed else None, fut)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
         if params is not None:
             message["params"] = to_json(params)
@@ -129,8 +132,8 @@ class Connection:
         fut.request_id = msg_id  # type: ignore[attr-defined]
         return fut
 
-    def request(self, method: str, params: Any, timeout: float = 30.0) -> Any:
-        fut = self.request_async(method, params)
+    def request(self, method: str, params: Any, timeout: float = 30.0, *, typed: bool = True) -> Any:
+        fut = self.request_async(method, params, typed=typed)
         try:
             return fut.result(timeout=timeout)
         except FutureTimeout:
@@ -204,7 +207,8 @@ class Connection:
                 fut.set_exception(RpcError(err.get("code", 0), err.get("message", ""), err.get("data")))
                 return
             try:
-                fut.set_result(structure_result(req_method, message.get("result")))
+                raw = message.get("result")
+                fut.set_result(structure_result(req_method, raw) if req_method else raw)
             except Exception as exc:
                 fut.set_exception(exc)
             return

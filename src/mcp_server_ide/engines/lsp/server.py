@@ -61,6 +61,8 @@ class Document:
     version: int
     text: str
     stamp: tuple[int, int]
+    synced_at: float = 0.0
+    """When the server was last sent this text (diagnostics published after it are current)."""
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -259,6 +261,8 @@ class LanguageServer:
             "workspace/inlineValue/refresh",
         ):
             conn.on_request(method, lambda params: None)
+        for method in self.adapter.client_requests:
+            conn.on_request(method, lambda params: None)
         conn.on_notification("$/progress", self._on_progress)
         conn.on_notification("textDocument/publishDiagnostics", self._on_diagnostics)
         conn.on_notification("experimental/serverStatus", self._on_server_status)
@@ -369,20 +373,37 @@ class LanguageServer:
         self.stop("closed")
         self.state = "closed"
 
+    def wait_diagnostics(self, doc: Document, timeout: float) -> list[lsp.Diagnostic] | None:
+        """The diagnostics the server published for ``doc``'s current text; None if none came in time."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                entry = self.diagnostics.get(doc.uri)
+                if entry is not None:
+                    version, at, diags = entry
+                    if (version is not None and version >= doc.version) or (
+                        version is None and at >= doc.synced_at
+                    ):
+                        return diags
+                left = deadline - time.monotonic()
+                if left <= 0 or self.conn is None or self.conn.closed.is_set():
+                    return None
+                self._cond.wait(min(left, 0.5))
+
     def rss(self) -> int:
         pid = self.pid
         return process.group_rss(pid) if pid is not None and self.running else 0
 
     # ------------------------------------------------------------------ requests
 
-    def request(self, method: str, params: Any, timeout: float = 60.0) -> Any:
+    def request(self, method: str, params: Any, timeout: float = 60.0, *, typed: bool = True) -> Any:
         """A request to a started server; a crash becomes :class:`Unavailable` (the next call restarts)."""
         conn = self.conn
         if conn is None:
             raise Unavailable(f"{self.adapter.server_name} is not running")
         self.last_used = time.monotonic()
         try:
-            return conn.request(method, params, timeout=timeout)
+            return conn.request(method, params, timeout=timeout, typed=typed)
         except ConnectionLost as exc:
             self.last_error = str(exc)
             self.state = "crashed"
@@ -420,7 +441,7 @@ class LanguageServer:
                     return doc
                 text = _read(path)
             if doc is None:
-                doc = Document(uri=uri, version=1, text=text, stamp=stamp)
+                doc = Document(uri=uri, version=1, text=text, stamp=stamp, synced_at=time.monotonic())
                 self.documents[uri] = doc
                 self.notify(
                     "textDocument/didOpen",
@@ -436,6 +457,7 @@ class LanguageServer:
                 return doc
             doc.version += 1
             doc.text = text
+            doc.synced_at = time.monotonic()
             self.notify(
                 "textDocument/didChange",
                 lsp.DidChangeTextDocumentParams(

@@ -34,6 +34,8 @@ class Adapter:
     server_name: str = ""
     extensions: ClassVar[dict[str, str]] = {}
     """File extension -> LSP languageId."""
+    client_requests: ClassVar[tuple[str, ...]] = ()
+    """Server -> client requests of this server's own (non-LSP) that we accept with a null answer."""
     node: bool = False
     """A node.js server: gets ``--max-old-space-size`` from the memory cap."""
 
@@ -57,6 +59,13 @@ class Adapter:
     def completeness(self, root: Path, path: Path) -> str | None:
         """Why a cross-file answer for ``path`` may miss files (None when the server sees the whole project)."""
         return None
+
+    def probe(self, server: Any, path: Path) -> str | None:
+        """Make sure the server has loaded the project of ``path`` (a request it must finish first).
+
+        Returns why answers may be partial, or None. Runs after :meth:`LanguageServer.wait_ready`.
+        """
+        return self.completeness(server.root, path)
 
     def memory_cap_mb(self) -> int:
         return int(env_float("MCP_IDE_LSP_MEMORY_MB", 3072))

@@ -30,6 +30,8 @@ class TypeScriptAdapter(Adapter):
         ".jsx": "javascriptreact",
     }
     node = True
+    # After an extraction tsls asks the client to start a rename of the new name (VS Code's inline rename).
+    client_requests = ("_typescript.rename",)
 
     def _paths(self) -> tuple[Path, Path]:
         explicit = os.environ.get("MCP_IDE_TYPESCRIPT_SERVER")
@@ -77,6 +79,31 @@ class TypeScriptAdapter(Adapter):
 
     def settings(self, root: Path, section: str | None) -> Any:
         return {}
+
+    def probe(self, server: Any, path: Path) -> str | None:
+        """Ask tsserver for the file's project: it loads the project first, and says which one it is."""
+        from lsprotocol import types as lsp
+
+        try:
+            info = server.request(
+                "workspace/executeCommand",
+                lsp.ExecuteCommandParams(
+                    command="typescript.tsserverRequest",
+                    arguments=["projectInfo", {"file": str(path), "needFileNameList": False}],
+                ),
+                timeout=120,
+            )
+        except Exception:
+            return self.completeness(server.root, path)
+        body = info.get("body", info) if isinstance(info, dict) else None
+        if not isinstance(body, dict):
+            return self.completeness(server.root, path)
+        if body.get("languageServiceDisabled"):
+            return "tsserver disabled its language service for this project (too large for its memory limit)"
+        config = str(body.get("configFileName") or "")
+        if not config or config.startswith("/dev/null/"):
+            return self.completeness(server.root, path) or "tsserver put this file in an inferred project"
+        return None
 
     def completeness(self, root: Path, path: Path) -> str | None:
         folder = path.parent
