@@ -427,7 +427,8 @@ class Planner:
                 f"invalid {TASKS}: dependsOn makes a cycle ({' -> '.join([*chain, label])})", kind="invalid"
             )
         deps = self._depends(task, (*chain, label))
-        own = self._task_step(task) if task.get("command") or task.get("type") == "npm" else None
+        has_own = bool(task.get("command")) or task.get("type") not in (None, "shell", "process")
+        own = self._task_step(task) if has_own else None
         if own is None and not deps:
             raise ToolFailure(
                 f"invalid {TASKS}: task {label!r} has no command and no dependsOn", kind="invalid"
