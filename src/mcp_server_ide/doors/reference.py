@@ -124,7 +124,7 @@ def _inputs(schema: dict[str, Any], example: dict[str, Any]) -> list[dict[str, A
             item["limits"] = limits
         if name in example:
             item["example"] = example[name]
-        elif name in required or "default" not in prop or prop.get("default") is None:
+        elif name in required:
             item["example"] = example_value(prop, defs, name)
         out.append(item)
     return out

@@ -153,7 +153,7 @@ function buildForm(tool, values) {
         if (value !== undefined && value !== null) input.value = String(value);
         if (prop.default !== undefined && prop.default !== null) input.placeholder = `default ${prop.default}`;
       } else if (kind === "longtext") {
-        input = el("textarea", { id, name, rows: "3", spellcheck: "false" });
+        input = el("textarea", { id, name, rows: "2", spellcheck: "false" });
         input.value = value ?? "";
       } else if (kind === "lines") {
         input = el("textarea", { id, name, rows: "2", spellcheck: "false", placeholder: "one per line" });
@@ -168,7 +168,7 @@ function buildForm(tool, values) {
       }
       wrap.append(label, input);
     }
-    if (meta.description) wrap.append(el("div", { class: "fhelp", text: meta.description }));
+    if (meta.description) wrap.append(el("div", { class: "fhelp", title: meta.description }, ...withCode(meta.description)));
     formBox.append(wrap);
   }
 }
@@ -229,7 +229,7 @@ function selectTool(name, { scroll = false } = {}) {
   current = tools.get(name);
   if (!current) return;
   picker.value = name;
-  $("pg-desc").textContent = firstSentence(current.description);
+  $("pg-desc").replaceChildren(...withCode(firstSentence(current.description)));
   $("pg-warn").hidden = current.readOnly;
   resetArguments();
   result.hidden = true;
@@ -243,9 +243,14 @@ function resetArguments() {
   jsonBox.value = JSON.stringify(example, null, 2);
 }
 
+function withCode(text) {
+  // `code` spans as <code> elements (built as nodes: nothing is parsed as HTML).
+  return text.split("`").map((part, i) => (i % 2 ? el("code", { text: part }) : document.createTextNode(part)));
+}
+
 function firstSentence(text) {
   const para = text.split(/\n\s*\n/)[0].replace(/\s+/g, " ");
-  const match = para.match(/^(.+?[.!?])(\s|$)/);
+  const match = para.match(/^(.+?[.!?])(\s+[A-Z`]|$)/);
   return match ? match[1] : para;
 }
 
@@ -339,6 +344,7 @@ async function run() {
     result.dataset.state = "error";
   } finally {
     runButton.disabled = false;
+    if (!result.hidden) result.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
 }
 
