@@ -123,17 +123,25 @@ def ruff_bin() -> str | None:
         return shutil.which("ruff")
 
 
-def _code_engine_formatter() -> Callable[..., Any] | None:
-    """The code-intelligence engine's ``format_file``, when this build has one."""
-    for module in ("code", "formatting", "format"):
-        try:
-            mod = __import__(f"{__package__}.{module}", fromlist=["format_file"])
-        except ImportError:
-            continue
-        fn = getattr(mod, "format_file", None)
-        if callable(fn):
-            return fn
-    return None
+def document_formatter(ws: Workspace, path: Path) -> Callable[[], Any] | None:
+    """How to format ``path`` now, or None when nothing here can: the code engine's ``format_file``
+    (ruff for Python; a running language server that formats, for other languages)."""
+    if path.suffix in (".py", ".pyi", ".pyw"):
+        if ruff_bin() is None:
+            return None
+    else:
+        manager = sys.modules.get(f"{__package__}.lsp.manager")
+        service = next((s for s in ws.services() if manager and isinstance(s, manager.LanguageServers)), None)
+        server = service.running_for(path) if service is not None else None
+        if server is None or not server.supports("document_formatting_provider"):
+            return None
+
+    def run() -> Any:
+        from . import code
+
+        return code.format_file(ws, sandbox.resolve_for_write(ws, str(path)))
+
+    return run
 
 
 def ruff_rewrite(ws: Workspace, path: Path, args: list[str]) -> bool:
@@ -252,12 +260,14 @@ def test_runners(ws: Workspace) -> list[runconfigs.Step]:
 
 
 def _git_remotes(ws: Workspace) -> list[str]:
-    from . import gitquery
+    from . import git
 
-    if not (ws.root / ".git").exists() or shutil.which("git") is None:
+    if not (ws.root / ".git").exists():
         return []
-    out = gitquery.run(ws, "remote")
-    return [line.strip() for line in out.text.splitlines() if line.strip()] if out.ok else []
+    try:
+        return git.repo(ws).remotes()
+    except ToolFailure:
+        return []
 
 
 def available(ws: Workspace) -> list[Action]:
@@ -270,15 +280,17 @@ def available(ws: Workspace) -> list[Action]:
     active = state.active
 
     if active is not None:
-        if active.suffix in (".py", ".pyi") and ruff_bin() is not None:
+        formatter = document_formatter(ws, active)
+        if formatter is not None:
             actions.append(
                 Action(
                     "editor.action.formatDocument",
                     "Format Document",
-                    lambda: work.spawn("Format Document", lambda: ruff_rewrite(ws, active, ["format"])),
-                    detail=f"ruff format {active.name}",
+                    lambda: work.spawn("Format Document", formatter),
+                    detail=f"format {active.name}",
                 )
             )
+        if active.suffix in (".py", ".pyi") and ruff_bin() is not None:
             actions.append(
                 Action(
                     "editor.action.organizeImports",
@@ -302,16 +314,6 @@ def available(ws: Workspace) -> list[Action]:
                     detail=f"ruff check --fix {active.name}",
                 )
             )
-        else:
-            formatter = _code_engine_formatter()
-            if formatter is not None:
-                actions.append(
-                    Action(
-                        "editor.action.formatDocument",
-                        "Format Document",
-                        lambda: work.spawn("Format Document", lambda: formatter(ws, active)),
-                    )
-                )
         actions.append(
             Action(
                 "editor.debug.action.toggleBreakpoint",
@@ -400,7 +402,9 @@ def available(ws: Workspace) -> list[Action]:
         )
 
     if _git_remotes(ws):
-        actions.append(Action("git.fetch", "Git: Fetch", lambda: _git_fetch(ws)))
+        actions.append(
+            Action("git.fetch", "Git: Fetch", lambda: work.spawn("Git: Fetch", lambda: _git_fetch(ws)))
+        )
     return actions
 
 
@@ -453,14 +457,8 @@ def _terminate_runs(ws: Workspace) -> None:
         jobs.cancel(run.job_id, wait_s=0)
 
 
-def _git_fetch(ws: Workspace) -> Any:
-    from . import gitquery
-    from .processes import Jobs
+def _git_fetch(ws: Workspace) -> None:
+    """``git fetch --prune`` of the current branch's remote, through the git engine (its containment rules)."""
+    from . import git
 
-    return ws.service(Jobs).start(
-        ["git", *gitquery.SAFE_CONFIG, "-c", "protocol.ext.allow=never", "fetch", "--prune"],
-        cwd=str(ws.root),
-        env={"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"},
-        title="Git: Fetch",
-        timeout_s=300,
-    )
+    git.repo(ws).git("fetch", "--prune", mode="network", what="fetch")

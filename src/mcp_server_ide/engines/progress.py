@@ -10,6 +10,7 @@ one just to ask), and shows the process engine's running jobs that no source cla
 from __future__ import annotations
 
 import logging
+import sys
 from typing import NotRequired, Protocol, runtime_checkable
 
 from typing_extensions import TypedDict
@@ -81,6 +82,8 @@ def collect(ws: Workspace) -> list[ProgressItem]:
                 items.extend(service.progress_items())
             except Exception:  # one broken source must not hide the others
                 log.exception("progress source %r failed", type(service).__name__)
+        elif not isinstance(service, ProgressSource):
+            items.extend(_language_server_items(service))
     if jobs_service is not None and not isinstance(jobs_service, ProgressSource):
         claimed = {i.get("jobId") for i in items}
         for job in jobs_service.list():
@@ -97,6 +100,30 @@ def collect(ws: Workspace) -> list[ProgressItem]:
                     )
                 )
     return items
+
+
+def _language_server_items(service: object) -> list[ProgressItem]:
+    """Language servers starting or loading the project (the LSP engine's own ``$/progress`` view)."""
+    manager = sys.modules.get(f"{__package__}.lsp.manager")
+    if manager is None or not isinstance(service, manager.LanguageServers):
+        return []
+    found: list[ProgressItem] = []
+    for server in list(service.servers.values()):
+        name = server.adapter.server_name
+        if server.state == "starting":
+            found.append(item(f"lsp:{server.language}", f"Starting {name}", "language server"))
+        elif server.running:
+            busy = server.loading()
+            if busy:
+                found.append(
+                    item(
+                        f"lsp:{server.language}",
+                        f"{name}: loading the project",
+                        "language server",
+                        message=", ".join(busy)[:200],
+                    )
+                )
+    return found
 
 
 def _is_jobs(service: object) -> bool:
