@@ -147,10 +147,10 @@ def _rounds(ctx: Any) -> _Rounds:
     return rounds
 
 
-async def _ask(ctx: Any, kind: str, request: Any, result_type: type[M]) -> M:
+async def _ask(ctx: Any, kind: str, request: Any, result_type: type[M], key: str | None = None) -> M:
     """Ask on the 2026 era: an earlier round's answer, else raise :class:`InputNeeded`."""
     q = _digest(request)
-    key = f"{kind}-{q}"
+    key = key or f"{kind}-{q}"
     rounds = _rounds(ctx)
     recorded = rounds.answers.get(key)
     if recorded is not None and recorded.get("q") == q:
@@ -167,7 +167,9 @@ async def _ask(ctx: Any, kind: str, request: Any, result_type: type[M]) -> M:
     raise InputNeeded(key, request, state)
 
 
-async def elicit(message: str, schema: type[M] | dict[str, Any]) -> ElicitResult | None:
+async def elicit(
+    message: str, schema: type[M] | dict[str, Any], *, key: str | None = None
+) -> ElicitResult | None:
     """Ask the person a question with a form. None when this client cannot be asked.
 
     ``schema`` is a pydantic model (flat, primitive fields) or a ready JSON schema.
@@ -184,7 +186,7 @@ async def elicit(message: str, schema: type[M] | dict[str, Any]) -> ElicitResult
         json_schema = render_elicitation_schema(schema)
     request = ElicitRequest(params=ElicitRequestFormParams(message=message, requested_schema=json_schema))
     if _modern(ctx):
-        return await _ask(ctx, "elicit", request, ElicitResult)
+        return await _ask(ctx, "elicit", request, ElicitResult, key)
     try:
         return await ctx.session.send_request(request, ElicitResult, metadata=_related(ctx))
     except Exception:
@@ -199,12 +201,15 @@ async def sample(
     system_prompt: str | None = None,
     temperature: float | None = None,
     model_hints: list[str] | None = None,
+    key: str | None = None,
 ) -> CreateMessageResult:
     """Ask the client's language model (``sampling/createMessage``).
 
     Raises :class:`PeerUnavailable` when the client offers no sampling.
     """
     ctx = mcp_context()
+    if ctx is not None and not can_sample(ctx) and _modern(ctx):
+        raise missing_capability("sampling")
     if ctx is None or not can_sample(ctx):
         raise PeerUnavailable(
             "unavailable: this client does not offer sampling (rule: drafting text needs the client's model "
@@ -229,7 +234,7 @@ async def sample(
     )
     request = CreateMessageRequest(params=params)
     if _modern(ctx):
-        return await _ask(ctx, "sample", request, CreateMessageResult)
+        return await _ask(ctx, "sample", request, CreateMessageResult, key)
     from mcp.shared.exceptions import NoBackChannelError
 
     try:
@@ -241,15 +246,40 @@ async def sample(
         ) from None
 
 
-async def list_roots() -> ListRootsResult | None:
+async def list_roots(*, key: str | None = None) -> ListRootsResult | None:
     """The client's roots, or None when it has none to offer."""
     ctx = mcp_context()
     if ctx is None or not can_list_roots(ctx):
         return None
     request = ListRootsRequest()
     if _modern(ctx):
-        return await _ask(ctx, "roots", request, ListRootsResult)
+        return await _ask(ctx, "roots", request, ListRootsResult, key)
     return await ctx.session.send_request(request, ListRootsResult, metadata=_related(ctx))
+
+
+def missing_capability(name: str) -> Exception:
+    """The 2026-07-28 answer to a call that needs a capability the request did not declare (-32021)."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import (
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        ClientCapabilities,
+        ElicitationCapability,
+        MissingRequiredClientCapabilityErrorData,
+        RootsCapability,
+        SamplingCapability,
+    )
+
+    required = {
+        "sampling": ClientCapabilities(sampling=SamplingCapability()),
+        "elicitation": ClientCapabilities(elicitation=ElicitationCapability()),
+        "roots": ClientCapabilities(roots=RootsCapability()),
+    }[name]
+    data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
+    return MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"this call needs the client's {name} capability, which the request did not declare",
+        data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
+    )
 
 
 def _related(ctx: Any) -> Any:

@@ -1,0 +1,116 @@
+"""``mcp-server-ide config vscode|claude|cursor``: how to add this server to a client.
+
+Prints, for the current folder (or ``--workspace DIR``):
+
+- ``vscode``: the ``.vscode/mcp.json`` document, the ``vscode:mcp/install?…`` link (for a web
+  page or ``xdg-open``) and the ``code --add-mcp '…'`` command;
+- ``claude``: the ``claude_desktop_config.json`` entry and the ``claude mcp add`` command (Claude Code);
+- ``cursor``: the ``.cursor/mcp.json`` document.
+
+``--json`` prints only the configuration document (what goes in the file), ``--http URL``
+describes a running HTTP server instead of launching one over stdio, ``--name`` renames the
+server entry, and any arguments after ``--`` are passed to the server (e.g. ``-- --read-only``).
+The command is this Python interpreter running ``-m mcp_server_ide``, so the snippet works
+whatever ``PATH`` the client starts with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+CLIENTS = ("vscode", "claude", "cursor")
+
+
+def server_entry(
+    workspace: str, name: str, extra: list[str], http: str | None, *, vscode: bool
+) -> dict[str, Any]:
+    if http:
+        entry: dict[str, Any] = {"type": "http", "url": http} if vscode else {"url": http}
+        return entry
+    entry = {"command": sys.executable, "args": ["-m", "mcp_server_ide", "--workspace", workspace, *extra]}
+    if vscode:
+        entry = {"type": "stdio", **entry}
+    return entry
+
+
+def documents(client: str, root: Path, name: str, extra: list[str], http: str | None) -> dict[str, Any]:
+    """The configuration file's content for ``client``."""
+    if client == "vscode":
+        # ${workspaceFolder} keeps .vscode/mcp.json valid if the folder moves or is shared.
+        return {"servers": {name: server_entry("${workspaceFolder}", name, extra, http, vscode=True)}}
+    return {"mcpServers": {name: server_entry(str(root), name, extra, http, vscode=False)}}
+
+
+def install_payload(root: Path, name: str, extra: list[str], http: str | None) -> dict[str, Any]:
+    """The ``{"name": …, …}`` object VS Code's install link and ``--add-mcp`` take."""
+    return {"name": name, **server_entry(str(root), name, extra, http, vscode=True)}
+
+
+def install_link(payload: dict[str, Any], insiders: bool = False) -> str:
+    scheme = "vscode-insiders" if insiders else "vscode"
+    return f"{scheme}:mcp/install?{quote(json.dumps(payload, separators=(',', ':')), safe='')}"
+
+
+def render(client: str, root: Path, name: str, extra: list[str], http: str | None, only_json: bool) -> str:
+    doc = json.dumps(documents(client, root, name, extra, http), indent=2)
+    if only_json:
+        return doc
+    lines: list[str] = []
+    if client == "vscode":
+        payload = install_payload(root, name, extra, http)
+        compact = json.dumps(payload, separators=(",", ":"))
+        lines += [
+            f"# {root / '.vscode' / 'mcp.json'}",
+            doc,
+            "",
+            "# Install link (open it in a browser, or: xdg-open '<link>')",
+            install_link(payload),
+            "",
+            "# Command line",
+            f"code --add-mcp {shlex.quote(compact)}",
+        ]
+    elif client == "claude":
+        entry = documents(client, root, name, extra, http)["mcpServers"][name]
+        lines += ["# Claude Desktop: add to claude_desktop_config.json", doc, "", "# Claude Code"]
+        if http:
+            lines.append(f"claude mcp add --transport http {shlex.quote(name)} {shlex.quote(http)}")
+        else:
+            lines.append(
+                f"claude mcp add {shlex.quote(name)} -- "
+                + " ".join(shlex.quote(p) for p in [entry["command"], *entry["args"]])
+            )
+    else:
+        lines += [f"# {root / '.cursor' / 'mcp.json'}", doc]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
+    parser = argparse.ArgumentParser(
+        prog="mcp-server-ide config", description="Print how to add this server to an MCP client."
+    )
+    parser.add_argument("client", choices=CLIENTS)
+    parser.add_argument(
+        "--workspace", "-w", type=Path, default=Path.cwd(), help="the workspace folder (default: here)"
+    )
+    parser.add_argument("--name", default="ide", help="the server's name in the client (default: ide)")
+    parser.add_argument(
+        "--http", metavar="URL", help="describe a running HTTP server (…/mcp) instead of stdio"
+    )
+    parser.add_argument("--json", action="store_true", help="print only the configuration document")
+    args = parser.parse_args(argv)
+    root = args.workspace.resolve()
+    if not root.is_dir():
+        print(f"mcp-server-ide config: {root} is not a folder", file=sys.stderr)
+        return 2
+    print(render(args.client, root, args.name, extra, args.http, args.json))
+    return 0
