@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -96,6 +97,7 @@ class LanguageServer:
         self._cond = threading.Condition()  # progress and diagnostics: never held while waiting on the server
         self._progress: dict[str, str] = {}
         self._quiescent: bool | None = None
+        self._log_ready = True
         self.documents: dict[str, Document] = {}
         self.diagnostics: dict[str, tuple[int | None, float, list[lsp.Diagnostic]]] = {}
         self.edit_sink: Callable[[lsp.WorkspaceEdit], bool] | None = None
@@ -137,6 +139,7 @@ class LanguageServer:
         self.state = "starting"
         self._progress.clear()
         self._quiescent = None
+        self._log_ready = self.adapter.ready_log is None
         self.documents.clear()
         self.diagnostics.clear()
         self.generation += 1
@@ -266,7 +269,7 @@ class LanguageServer:
         conn.on_notification("$/progress", self._on_progress)
         conn.on_notification("textDocument/publishDiagnostics", self._on_diagnostics)
         conn.on_notification("experimental/serverStatus", self._on_server_status)
-        conn.on_notification("window/logMessage", lambda params: None)
+        conn.on_notification("window/logMessage", self._on_log)
         conn.on_notification("window/showMessage", lambda params: None)
         conn.on_notification("telemetry/event", lambda params: None)
 
@@ -287,6 +290,19 @@ class LanguageServer:
                 self._progress[token] = f"{self._progress[token].split(':')[0]}: {value['message']}"
             elif kind == "end":
                 self._progress.pop(token, None)
+            self._cond.notify_all()
+
+    def _on_log(self, params: lsp.LogMessageParams) -> None:
+        patterns = self.adapter.ready_log
+        message = getattr(params, "message", "") or ""
+        if patterns is None:
+            return
+        busy, ready = patterns
+        with self._cond:
+            if re.search(ready, message):
+                self._log_ready = True
+            elif re.search(busy, message):
+                self._log_ready = False
             self._cond.notify_all()
 
     def _on_server_status(self, params: Any) -> None:
@@ -315,6 +331,8 @@ class LanguageServer:
             busy = list(self._progress.values())
             if self._quiescent is False:
                 busy.append("indexing")
+            if not self._log_ready:
+                busy.append("finding the project's source files")
             return busy
 
     def wait_ready(self, timeout: float) -> str | None:
@@ -493,33 +511,39 @@ class LanguageServer:
                 )
 
     def file_changed(self, path: Path, after: bytes | None, created: bool) -> None:
-        """A file written by our tools: open documents get didChange, others a watched-file event."""
+        """A file written by our tools: the server gets its new text at once (didOpen/didChange).
+
+        Files the server had not opened are opened now rather than left to its own file watcher, whose
+        events come late: the next answer must already see the write. Deleted files are closed and
+        announced as a watched-file deletion.
+        """
         if not self.running:
             return
-        uri = uri_of(path)
         with self._lock:
-            if uri in self.documents:
-                if after is None:
-                    self.close_document(path)
-                else:
-                    from ..textio import decode
+            if after is None:
+                self.close_document(path)
+                self.notify(
+                    "workspace/didChangeWatchedFiles",
+                    lsp.DidChangeWatchedFilesParams(
+                        changes=[lsp.FileEvent(uri=uri_of(path), type=lsp.FileChangeType.Deleted)]
+                    ),
+                )
+                return
+            from ..textio import decode
 
-                    try:
-                        text = decode(after, name=path.name).text
-                    except Exception:
-                        return
-                    self.sync_document(path, text)
-                    self.documents[uri].stamp = _stamp(path)
-                    return
-        change = (
-            lsp.FileChangeType.Deleted
-            if after is None
-            else (lsp.FileChangeType.Created if created else lsp.FileChangeType.Changed)
-        )
-        self.notify(
-            "workspace/didChangeWatchedFiles",
-            lsp.DidChangeWatchedFilesParams(changes=[lsp.FileEvent(uri=uri, type=change)]),
-        )
+            try:
+                text = decode(after, name=path.name).text
+            except Exception:
+                return
+            if created:
+                self.notify(
+                    "workspace/didChangeWatchedFiles",
+                    lsp.DidChangeWatchedFilesParams(
+                        changes=[lsp.FileEvent(uri=uri_of(path), type=lsp.FileChangeType.Created)]
+                    ),
+                )
+            self.sync_document(path, text)
+            self.documents[uri_of(path)].stamp = _stamp(path)
 
 
 _SCRUB = ("MCP_IDE_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY")

@@ -34,6 +34,9 @@ class Adapter:
     server_name: str = ""
     extensions: ClassVar[dict[str, str]] = {}
     """File extension -> LSP languageId."""
+    ready_log: ClassVar[tuple[str, str] | None] = None
+    """(busy, ready) regexes over ``window/logMessage`` for servers that announce project loading only there:
+    the server counts as loading from its start (or a *busy* line) until a *ready* line."""
     client_requests: ClassVar[tuple[str, ...]] = ()
     """Server -> client requests of this server's own (non-LSP) that we accept with a null answer."""
     node: bool = False

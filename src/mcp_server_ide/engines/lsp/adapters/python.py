@@ -44,6 +44,12 @@ class PythonAdapter(Adapter):
     server_name = "basedpyright"
     extensions: ClassVar[dict[str, str]] = {".py": "python", ".pyi": "python", ".pyw": "python"}
     node = True
+    # basedpyright enumerates the workspace's files after it has its settings and says so only in its log;
+    # references asked before that search the open files alone.
+    ready_log = (
+        r"No include entries specified|Searching for source files|Loading configuration file",
+        r"Found \d+ source files?|No source files found",
+    )
 
     def launch(self, root: Path) -> Launch:
         node, script = _node_and_script()
