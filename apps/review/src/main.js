@@ -60,15 +60,41 @@ function checkpointLabel(cp) {
 }
 
 function renderDiff(text) {
-  const pre = el("pre", { class: "diff" });
+  // A unified diff with old/new line numbers; the ---/+++ header lines are left out (the file's row names it).
+  const pre = el("div", { class: "diff", role: "table", "aria-label": "Changes" });
+  let oldLine = 0;
+  let newLine = 0;
   for (const line of text.replace(/\n$/, "").split("\n")) {
+    if (line.startsWith("+++ ") || line.startsWith("--- ")) continue;
     let kind = "";
-    if (line.startsWith("@@")) kind = "hunk";
-    else if (line.startsWith("+++") || line.startsWith("---")) kind = "meta";
-    else if (line.startsWith("+")) kind = "add";
-    else if (line.startsWith("-")) kind = "del";
-    else if (line.startsWith("\\")) kind = "meta";
-    pre.append(el("span", { class: `line ${kind}`, text: line || " " }));
+    let a = "";
+    let b = "";
+    const hunk = line.match(/^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/);
+    if (hunk) {
+      kind = "hunk";
+      oldLine = Number(hunk[1]);
+      newLine = Number(hunk[2]);
+    } else if (line.startsWith("+")) {
+      kind = "add";
+      b = newLine++;
+    } else if (line.startsWith("-")) {
+      kind = "del";
+      a = oldLine++;
+    } else if (line.startsWith("\\") || line.startsWith("(") || line.startsWith("Binary") || line.startsWith("File ")) {
+      kind = "meta";
+    } else {
+      a = oldLine++;
+      b = newLine++;
+    }
+    pre.append(
+      el(
+        "div",
+        { class: `line ${kind}`, role: "row" },
+        el("span", { class: "ln", text: String(a) }),
+        el("span", { class: "ln", text: String(b) }),
+        el("span", { class: "code", text: line || " " }),
+      ),
+    );
   }
   return pre;
 }
