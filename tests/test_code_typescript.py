@@ -1,0 +1,195 @@
+"""Code intelligence on TypeScript, through an MCP client session, with the real typescript-language-server
+and tsserver (typescript@6, installed into the cache on first use exactly as the product does).
+
+One generated tsconfig project and one server are shared by the module. Compilation checks use the
+same TypeScript's ``tsc --noEmit``; extraction checks compile and run the project with node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from mcp_server_ide.server import build_server
+from mcp_server_ide.workspace import Workspace
+
+from .support.codeprojects import USERS, typescript_project, typescript_tools
+
+pytestmark = pytest.mark.anyio
+
+
+class Shared:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.ws = Workspace.open(root)
+        self.server, _ = build_server(lambda ctx: self.ws, None)
+
+    async def call(self, name: str, args: dict[str, Any]) -> Any:
+        async with Client(self.server) as client:
+            result = await client.call_tool(name, args)
+        if result.is_error:
+            raise AssertionError(f"{name} failed: {result.content[0].text}")
+        return result.structured_content
+
+
+@pytest.fixture(scope="module")
+def ts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+    root = typescript_project(tmp_path_factory.mktemp("tsproj"))
+    shared = Shared(root)
+    yield shared
+    shared.ws.close()
+
+
+def grep_uses(root: Path, name: str) -> set[tuple[str, int, int]]:
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    hits = set()
+    for path in sorted((root / "src").rglob("*.ts")):
+        for i, line in enumerate(path.read_text().splitlines()):
+            for m in word.finditer(line):
+                hits.add((path.relative_to(root).as_posix(), i, m.start()))
+    return hits
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in (root / "src").rglob("*")
+    }
+
+
+def tsc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    node, tsc_js = typescript_tools()
+    return subprocess.run(
+        [node, str(tsc_js), "-p", str(root), *args], capture_output=True, text=True, timeout=180
+    )
+
+
+def compile_and_run(root: Path) -> str:
+    done = tsc(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    node, _ = typescript_tools()
+    run = subprocess.run([node, str(root / "out" / "main.js")], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip()
+
+
+async def test_symbols_match_the_code(ts: Shared) -> None:
+    out = await ts.call("get_symbols_in_file", {"pathInProject": "src/util.ts"})
+    top = [(s["name"], s["kind"]) for s in out["symbols"]]
+    assert top == [("formatPrice", "Function"), ("Cart", "Class")]
+    assert out["symbols"][0]["detail"] == "(cents: number, currency: string = 'EUR'): string"
+    assert out["symbols"][0]["range"]["startLine"] == 0 and out["symbols"][0]["range"]["endLine"] == 4
+    members = [(c["name"], c["kind"]) for c in out["symbols"][1]["children"]]
+    assert members == [("items", "Property"), ("add", "Method"), ("total", "Method")]
+
+
+async def test_references_in_ten_files_match_grep(ts: Shared) -> None:
+    out = await ts.call("find_references", {"pathInProject": "src/util.ts", "line": 0, "character": 18})
+    assert "partial" not in out, out
+    found = {(r["path"], r["line"], r["character"]) for r in out["references"]}
+    assert found == grep_uses(ts.root, "formatPrice")
+    assert len({r["path"] for r in out["references"] if r["path"].startswith("src/user")}) == USERS
+    assert [(r["path"], r["line"]) for r in out["references"] if r.get("isDeclaration")] == [
+        ("src/util.ts", 0)
+    ]
+
+
+async def test_rename_preview_then_rename_keeps_the_project_compiling(ts: Shared) -> None:
+    before = snapshot(ts.root)
+    args = {
+        "pathInProject": "src/user4.ts",
+        "line": 3,
+        "character": 10,
+        "refactorType": "rename",
+        "options": {"newName": "renderPrice"},
+    }
+    preview = await ts.call("refactor_code_at_location", {**args, "preview": True})
+    assert snapshot(ts.root) == before
+    assert preview["diff"].count("+++ b/") == USERS + 1
+    done = await ts.call("refactor_code_at_location", args)
+    assert done["applied"] is True and len(done["changedFiles"]) == USERS + 1
+    assert not grep_uses(ts.root, "formatPrice")
+    assert len(grep_uses(ts.root, "renderPrice")) == 2 * USERS + 2
+    result = tsc(ts.root, "--noEmit")
+    assert result.returncode == 0, result.stdout
+    await ts.call("refactor_code_at_location", {**args, "options": {"newName": "formatPrice"}})
+    assert snapshot(ts.root) == before
+
+
+async def test_extract_function_and_variable_compile_and_run(ts: Shared) -> None:
+    path = ts.root / "src/shipping.ts"
+    original = path.read_text()
+    expected = compile_and_run(ts.root)
+    assert expected == "3.08 EUR 1800"
+    try:
+        # extract_variable: "weight * 150" on line 2 (characters 22-34)
+        preview = await ts.call(
+            "refactor_code_at_location",
+            {
+                "pathInProject": "src/shipping.ts",
+                "line": 2,
+                "character": 22,
+                "refactorType": "extract_variable",
+                "options": {"newName": "weightCost", "endLine": 2, "endCharacter": 34},
+                "preview": True,
+            },
+        )
+        assert path.read_text() == original
+        assert "const weightCost = weight * 150;" in preview["diff"]
+        await ts.call(
+            "refactor_code_at_location",
+            {
+                "pathInProject": "src/shipping.ts",
+                "line": 2,
+                "character": 22,
+                "refactorType": "extract_variable",
+                "options": {"newName": "weightCost", "endLine": 2, "endCharacter": 34},
+            },
+        )
+        text = path.read_text()
+        assert "const weightCost = weight * 150;" in text and "base + weightCost +" in text
+        assert compile_and_run(ts.root) == expected
+
+        # extract_function: the expression "(express ? 1000 : 0)"
+        line = next(i for i, ln in enumerate(text.splitlines()) if "express ?" in ln)
+        row = text.splitlines()[line]
+        start, end = row.index("(express"), row.index("0)") + 2
+        done = await ts.call(
+            "refactor_code_at_location",
+            {
+                "pathInProject": "src/shipping.ts",
+                "line": line,
+                "character": start,
+                "refactorType": "extract_function",
+                "options": {"newName": "expressFee", "endLine": line, "endCharacter": end},
+            },
+        )
+        assert done["applied"] is True
+        text = path.read_text()
+        assert "function expressFee(" in text and "expressFee(express)" in text
+        assert "newFunction" not in text
+        assert compile_and_run(ts.root) == expected
+    finally:
+        path.write_text(original)
+
+
+async def test_problems_and_format_through_tsserver(ts: Shared) -> None:
+    bad = ts.root / "src/bad.ts"
+    bad.write_text("export const n: number = 'text';\n")
+    try:
+        out = await ts.call("get_file_problems", {"pathInProject": "src/bad.ts"})
+        assert out["errors"] == 1, out
+        assert out["problems"][0]["line"] == 0 and "string" in out["problems"][0]["message"]
+        bad.write_text("export function  f( a:number ){return a+1}\n")
+        out = await ts.call("format_file", {"pathInProject": "src/bad.ts"})
+        assert out["applied"] is True
+        assert bad.read_text() == "export function f(a: number) { return a + 1 }\n"
+    finally:
+        bad.unlink()
