@@ -124,7 +124,7 @@ class ToolRunner:
         with calling(call):
             if inspect.iscoroutinefunction(spec.fn):
                 try:
-                    return await spec.fn(**kwargs)
+                    return _valid_unicode(await spec.fn(**kwargs))
                 except anyio.get_cancelled_exc_class():
                     call.cancelled.set()
                     raise
@@ -132,10 +132,44 @@ class ToolRunner:
             # On cancellation the caller gets its answer at once; `call.cancelled` tells the
             # thread (and the process engine) to stop the work itself.
             try:
-                return await anyio.to_thread.run_sync(functools.partial(spec.fn, **kwargs), abandon_on_cancel=True)
+                result = await anyio.to_thread.run_sync(functools.partial(spec.fn, **kwargs), abandon_on_cancel=True)
+                return _valid_unicode(result)
             except anyio.get_cancelled_exc_class():
                 call.cancelled.set()
                 raise
+
+
+def _valid_unicode(value: Any) -> Any:
+    """Make every string of a result valid Unicode, in place.
+
+    File names that are not valid UTF-8 reach Python as lone surrogates (``os`` decodes bytes with
+    ``surrogateescape``); JSON cannot carry them and the whole answer would fail. They are shown with
+    U+FFFD instead, as ripgrep shows them.
+    """
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            try:
+                return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            except UnicodeEncodeError:
+                return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return value
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if not (isinstance(item, str) and item.isascii()):
+                fixed = _valid_unicode(item)
+                if fixed is not item:
+                    value[i] = fixed
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not (isinstance(item, str) and item.isascii()):
+                fixed = _valid_unicode(item)
+                if fixed is not item:
+                    value[key] = fixed
+    return value
 
 
 def _paged_item_type(spec: ToolSpec) -> Any:

@@ -651,7 +651,8 @@ def _mode_of(path: Path) -> int | None:
 
 def _append_line(path: Path, item: dict[str, Any]) -> None:
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+        # ASCII escapes keep names that are not valid UTF-8 (surrogate-escaped bytes) round-tripping.
+        fh.write(json.dumps(item, ensure_ascii=True) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
 

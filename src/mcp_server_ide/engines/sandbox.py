@@ -25,6 +25,8 @@ from ..workspace import DEFAULT_PROTECTED, Workspace
 
 SEED_ROOT = "/workspace"
 TEMP_MARK = ".mcp-ide.tmp"
+PATH_MAX = 4096
+NAME_MAX = 255
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,15 @@ def resolve(ws: Workspace, user_path: str) -> Resolved:
         raise ToolFailure("invalid path: expected a string")
     if "\x00" in user_path:
         raise ToolFailure("invalid path: it contains a NUL byte (rule: paths are plain text; remove the NUL)")
+    try:
+        os.fsencode(user_path)
+    except UnicodeError:
+        raise ToolFailure(
+            "invalid path: it holds a character no file name can (a lone UTF-16 surrogate) "
+            "(rule: paths are plain text; send the name as valid Unicode)"
+        ) from None
     text = user_path.replace("\\", "/") if os.sep == "/" else user_path
+    _check_length(text)
     root, rel_in = _pick_root(ws, text, user_path)
     lexical = posixpath.normpath(rel_in) if rel_in else ""
     if lexical in (".", ""):
@@ -72,8 +82,23 @@ def resolve(ws: Workspace, user_path: str) -> Resolved:
     real = Path(os.path.realpath(candidate))
     if not _inside(real, root):
         raise outside(user_path)
+    _check_length(str(real))
     rel = real.relative_to(root).as_posix()
     return Resolved(path=real, rel="" if rel == "." else rel, root=root, lexical=lexical)
+
+
+def _check_length(path: str) -> None:
+    """Refuse names the OS cannot hold (else every later call fails with ENAMETOOLONG)."""
+    if len(path.encode("utf-8", "surrogatepass")) >= PATH_MAX:
+        raise ToolFailure(
+            f"invalid path: it is {len(path)} characters long (rule: paths are shorter than {PATH_MAX} bytes; "
+            "give a shorter path)"
+        )
+    if any(len(part.encode("utf-8", "surrogatepass")) > NAME_MAX for part in path.split("/")):
+        raise ToolFailure(
+            f"invalid path: a name in it is over {NAME_MAX} bytes (rule: file and folder names are at most "
+            f"{NAME_MAX} bytes; give a shorter name)"
+        )
 
 
 def resolve_for_write(ws: Workspace, user_path: str) -> Resolved:

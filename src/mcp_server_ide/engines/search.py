@@ -204,10 +204,9 @@ def _rel(raw: bytes) -> str:
 
 
 def _text(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("utf-8", "replace")
+    # Names that are not UTF-8 decode as ``os`` decodes them (surrogate escapes), so they match the
+    # names a folder walk sees and still open; answers show them with U+FFFD (runner._valid_unicode).
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def _parse_matches(data: bytes, keep: int) -> list[FileMatches]:
