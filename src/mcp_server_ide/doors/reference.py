@@ -67,6 +67,11 @@ def reference_json(runner: Any, *, auth_required: bool = False) -> dict[str, Any
             "rest": "POST /mcp/{tool} with the arguments as a JSON object, Content-Type: application/json; "
             'answers {"status": result, "error": null} or {"status": null, "error": message}',
         },
+        "errors": {
+            "mcp": "a failed call is a normal result with isError: true and a message naming the rule broken and the fix",
+            "rest": "HTTP status by kind of failure, with the message in the envelope's error",
+            "httpStatus": dict(registry.HTTP_STATUS),
+        },
         "categories": categories,
         "tools": tools,
     }
@@ -324,6 +329,7 @@ def reference_html(runner: Any, *, auth_required: bool = False) -> str:
             + "</section>"
         )
     total = len(data["tools"])
+    statuses = html.escape(", ".join(str(code) for code in sorted(set(registry.HTTP_STATUS.values()))))
     token_field = (
         '<label class="pg-token"><span>Bearer token</span>'
         '<input id="pg-token" type="password" autocomplete="off" spellcheck="false" '
@@ -361,6 +367,9 @@ def reference_html(runner: Any, *, auth_required: bool = False) -> str:
   the result it returns and the errors it can answer. Call them over MCP (<code>tools/call</code> on
   <code>/mcp</code>) or through the REST door: <code>POST /mcp/&lt;tool&gt;</code> with the arguments as a JSON
   object. This page as JSON: <a href="/mcp/tools?format=json"><code>/mcp/tools?format=json</code></a>.</p>
+  <p>A call that fails comes back as a normal result with <code>isError: true</code> (on REST:
+  <code>{{"status": null, "error": "…"}}</code> with HTTP {statuses}) and a message naming the rule it broke
+  and how to fix the call.</p>
   <ul class="legend">
     <li><span class="badge read">read-only</span> never changes the workspace</li>
     <li><span class="badge write">writes</span> changes files or state</li>

@@ -183,25 +183,58 @@ class Journal:
         if digest == ABSENT:
             return None
         try:
-            return (self.blobs / digest[:2] / digest).read_bytes()
+            data = (self.blobs / digest[:2] / digest).read_bytes()
         except FileNotFoundError:
+            data = None
+        if data is None or content_hash(data) != digest:
             raise ToolFailure(
-                f"unavailable: the journal's copy of content {digest[:12]}… is missing from its store "
-                "(the state folder was cleaned); this change cannot be restored",
+                f"unavailable: the journal's copy of content {digest[:12]}… is missing or damaged in its store "
+                "(the state folder was cleaned, or the machine stopped while writing it); this change cannot "
+                "be restored",
                 kind="unavailable",
-            ) from None
+            )
+        return data
 
     def store(self, data: bytes | None) -> str:
         return self._store(data)
 
     def _store(self, data: bytes | None) -> str:
+        """Keep ``data`` in the content-addressed store; returns its hash.
+
+        A blob is written once under its own hash (exclusive create, fsync): no temp file and rename
+        are needed, since a name is never rewritten. A blob torn by a crash has the wrong size and is
+        written again atomically; reads check the hash.
+        """
         if data is None:
             return ABSENT
         digest = content_hash(data)
         path = self.blobs / digest[:2] / digest
-        if not path.exists():
-            path.parent.mkdir(exist_ok=True)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            size = None
+        if size == len(data):
+            return digest
+        if size is not None:
             atomic_write(path, data, 0o600)
+            return digest
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except FileNotFoundError:
+            path.parent.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            return digest  # another writer is storing the same bytes
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            path.unlink(missing_ok=True)
+            raise
+        os.close(fd)
         return digest
 
     def _journal_path(self, change: FileChange) -> str:
@@ -343,6 +376,7 @@ class Journal:
             if e.id > cp.last_entry:
                 after_cp.setdefault(e.path, []).append(e)
         names = list(cp.files) + [p for p in after_cp if p not in cp.files]
+        observed = _observations(entries, records)
         out: list[FileState] = []
         for path in sorted(names):
             if wanted is not None and path not in wanted:
@@ -354,7 +388,7 @@ class Journal:
                     path=path,
                     target=target,
                     current=current,
-                    known=_known(path, entries, records, current),
+                    known=observed.get(path, current),
                     entries=tuple(e.id for e in after_cp.get(path, [])),
                 )
             )
@@ -620,17 +654,19 @@ def iso_time(t: float) -> str:
     return _dt.datetime.fromtimestamp(t, tz=_dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _known(path: str, entries: list[Entry], records: list[Checkpoint], fallback: str) -> str:
-    """The newest state of ``path`` the journal observed: an entry's ``after`` or a checkpoint snapshot."""
-    best: tuple[int, int] | None = None
-    value = fallback
+def _observations(entries: list[Entry], records: list[Checkpoint]) -> dict[str, str]:
+    """For every path, the newest state the journal observed: an entry's ``after`` or a checkpoint snapshot."""
+    best: dict[str, tuple[int, int, str]] = {}
     for e in entries:
-        if e.path == path and (best is None or (e.id, 0) >= best):
-            best, value = (e.id, 0), e.after
+        seen = best.get(e.path)
+        if seen is None or (e.id, 0) >= seen[:2]:
+            best[e.path] = (e.id, 0, e.after)
     for cp in records:
-        if path in cp.seen and (best is None or (cp.observed, 1) >= best):
-            best, value = (cp.observed, 1), cp.seen[path]
-    return value
+        for path, digest in cp.seen.items():
+            seen = best.get(path)
+            if seen is None or (cp.observed, 1) >= seen[:2]:
+                best[path] = (cp.observed, 1, digest)
+    return {path: item[2] for path, item in best.items()}
 
 
 def _paths(entries: list[Entry]) -> list[str]:
