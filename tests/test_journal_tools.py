@@ -240,3 +240,38 @@ async def test_journal_paths_go_through_the_sandbox(mcp: Any, ws_path: Path) -> 
         assert "outside the workspace" in message
         message = await fails(client, "restore_checkpoint", {"name": "start", "paths": ["/etc/passwd"]})
         assert "outside the workspace" in message
+
+
+def test_journal_records_every_door_and_survives_a_restart(http_server: Any, ws_path: Path) -> None:
+    import httpx
+
+    def rest(server: Any, tool: str, **args: Any) -> httpx.Response:
+        return httpx.post(f"{server.url}/mcp/{tool}", json=args, timeout=30)
+
+    first = http_server(ws_path)
+    assert (
+        rest(first, "create_new_file_with_text", pathInProject="r.txt", text="one\r\ntwo\r\n").status_code
+        == 200
+    )
+    assert (
+        rest(
+            first, "replace_specific_text", pathInProject="r.txt", searchText="two", replaceText="2"
+        ).status_code
+        == 200
+    )
+    first.stop()
+
+    second = http_server(ws_path)
+    page = rest(second, "list_recent_changes", limit=5).json()["status"]
+    assert [(c["tool"], c["door"]) for c in page["changes"]] == [
+        ("replace_specific_text", "rest"),
+        ("create_new_file_with_text", "rest"),
+    ]
+    assert "-two\n+2\n" in page["changes"][0]["diff"]
+    assert rest(second, "undo_changes", last=1).status_code == 200
+    assert (ws_path / "r.txt").read_bytes() == b"one\r\ntwo\r\n"
+    # After undoing #2 the file holds what #1 wrote again, so #1 (its creation) can be undone: it is deleted.
+    assert rest(second, "undo_changes", changeId=1).status_code == 200
+    assert not (ws_path / "r.txt").exists()
+    refused = rest(second, "undo_changes", changeId=1)
+    assert refused.status_code == 409 and "already undone" in refused.json()["error"]
