@@ -1365,6 +1365,7 @@ _ESCAPE = re.compile(
 _ANSI = re.compile(
     _ESCAPE.pattern + rb"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
 )  # + other C0 controls (keeps \t \n \r)
+_CRLF = re.compile(rb"\r+\n")
 _MARK = re.compile(rb"\x1b\]633;D;(-?\d+)\x07")
 _PROMPT_MARK = "\x1b]633;D;%s\x07"
 PROMPT = "$ "
@@ -1384,7 +1385,8 @@ class TerminalFilter:
         if esc != -1 and not _complete_escape(data, esc):
             data, self.carry = data[:esc], data[esc:]
         if data.endswith(b"\r"):
-            data, self.carry = data[:-1], b"\r" + self.carry
+            kept = data.rstrip(b"\r")
+            data, self.carry = kept, data[len(kept) :] + self.carry
         out = bytearray()
         marks: list[tuple[int, int]] = []
         pos = 0
@@ -1401,7 +1403,7 @@ def _complete_escape(data: bytes, at: int) -> bool:
 
 
 def _plain(data: bytes) -> bytes:
-    return _ANSI.sub(b"", data).replace(b"\r\n", b"\n")
+    return _CRLF.sub(b"\n", _ANSI.sub(b"", data))
 
 
 @dataclass
