@@ -449,10 +449,45 @@ _BODY_WORDS = (
 )
 # Data formats: node type -> (kind, field holding the name, whether to keep nesting).
 _DATA_TABLES: dict[str, dict[str, tuple[str, str | None]]] = {
-    "json": {"pair": ("Property", "key")},
-    "yaml": {"block_mapping_pair": ("Key", "key"), "flow_pair": ("Key", "key")},
+    "json": {"pair": ("Property", "field:key")},
+    "yaml": {"block_mapping_pair": ("Key", "field:key"), "flow_pair": ("Key", "field:key")},
     "toml": {"table": ("Module", None), "table_array_element": ("Array", None), "pair": ("Property", None)},
     "markdown": {"section": ("String", None)},
+    "rst": {"section": ("String", "child:title")},
+    "ini": {"section": ("Module", "child:section_name"), "setting": ("Property", "child:setting_name")},
+    "properties": {"property": ("Property", "child:key")},
+    # Grammars whose node names the generic rules cannot read.
+    "proto": {
+        "message": ("Struct", "child:message_name"),
+        "service": ("Interface", "child:service_name"),
+        "rpc": ("Method", "child:rpc_name"),
+        "enum": ("Enum", "child:enum_name"),
+        "enum_field": ("EnumMember", "child:identifier"),
+        "field": ("Field", "child:identifier"),
+    },
+    "zig": {
+        "FnProto": ("Function", "field:function"),
+        "VarDecl": ("Variable", "field:variable_type_function"),
+        "ContainerField": ("Field", "field:field_member"),
+    },
+    "tcl": {"procedure": ("Function", "field:name")},
+    "hcl": {"block": ("Module", "labels"), "attribute": ("Property", "child:identifier")},
+    "terraform": {"block": ("Module", "labels"), "attribute": ("Property", "child:identifier")},
+    "elixir": {"call": ("Function", "elixir")},
+    "dockerfile": {"from_instruction": ("Module", "text")},
+}
+_ELIXIR_DEFS = {
+    "defmodule": "Module",
+    "def": "Function",
+    "defp": "Function",
+    "defmacro": "Function",
+    "defmacrop": "Function",
+    "defprotocol": "Interface",
+    "defimpl": "Object",
+    "defstruct": "Struct",
+    "defguard": "Function",
+    "defdelegate": "Function",
+    "defexception": "Struct",
 }
 
 
@@ -645,7 +680,7 @@ def outline(text: str | bytes, lang: str) -> list[Symbol]:
             stack.pop()
         parent = stack[-1] if stack else None
         if plan.data is not None:
-            sym = _data_symbol(node, plan.data[node.type], src, pos, lang)
+            sym = _data_symbol(node, plan.data[node.type], src, pos, lang, stack)
         else:
             sym = _code_symbol(node, plan.kinds[node.type], src, pos, parent, stack)
         if sym is None:
@@ -851,13 +886,53 @@ def _code_symbol(
 
 
 def _data_symbol(
-    node: Any, spec: tuple[str, str | None], src: bytes, pos: _Positions, lang: str
+    node: Any, spec: tuple[str, str | None], src: bytes, pos: _Positions, lang: str, stack: list[Symbol]
 ) -> Symbol | None:
-    kind, field_name = spec
-    name: Any | None
-    if field_name is not None:
-        name = node.child_by_field_name(field_name)
+    kind, how = spec
+    name: Any | None = None
+    text = ""
+    if kind in ("Variable", "Field", "Property") and any(s.kind in CALLABLES for s in stack):
+        return None
+    if lang == "zig" and kind == "Variable":
+        up, depth = node.parent, 0
+        while up is not None and depth < 12:
+            if up.type == "Block":
+                return None  # a local
+            up, depth = up.parent, depth + 1
+    if how is not None and how.startswith("field:"):
+        name = node.child_by_field_name(how[6:])
         text = _text(src, name).strip().strip("\"'") if name is not None else ""
+    elif how is not None and how.startswith("child:"):
+        name = next((c for c in node.named_children if c.type == how[6:]), None)
+        text = _text(src, name).strip().strip("[]").strip() if name is not None else ""
+    elif how == "labels":  # HCL: resource "type" "name" {
+        parts = []
+        for child in node.named_children:
+            if child.type in ("identifier", "string_lit"):
+                name = name or child
+                parts.append(_text(src, child).strip().strip('"'))
+            elif child.type == "block_start":
+                break
+        text = " ".join(parts)
+    elif how == "elixir":
+        target = node.child_by_field_name("target")
+        word = _text(src, target) if target is not None else ""
+        if word not in _ELIXIR_DEFS:
+            return None
+        kind = _ELIXIR_DEFS[word]
+        args = next((c for c in node.named_children if c.type == "arguments"), None)
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if first is not None and first.type == "call" and first.child_by_field_name("target") is not None:
+            first = first.child_by_field_name("target")
+        if first is None:
+            if word != "defstruct":
+                return None
+            first, text = target, "__struct__"
+        name = first
+        text = text or _text(src, first).strip()
+    elif how == "text":
+        name = node
+        text = _text(src, node).strip().split("\n", 1)[0][:120]
     elif lang == "markdown":
         heading = node.named_children[0] if node.named_children else None
         if heading is None or "heading" not in heading.type:
@@ -869,6 +944,15 @@ def _data_symbol(
             (c for c in node.named_children if c.type in ("bare_key", "dotted_key", "quoted_key")), None
         )
         text = _text(src, name).strip() if name is not None else ""
+    if (
+        kind == "Function"
+        and stack
+        and stack[-1].kind in CONTAINERS | {"Interface", "Module"}
+        and lang != "elixir"
+    ):
+        kind = "Method"
+    if kind == "Variable" and name is not None and _text(src, node).lstrip().startswith("const"):
+        kind = "Constant"
     if name is None or not text:
         return None
     return Symbol(
@@ -878,6 +962,7 @@ def _data_symbol(
         end=pos.char(tuple(node.end_point)),
         sel_start=pos.char(tuple(name.start_point)),
         sel_end=pos.char(tuple(name.end_point)),
+        detail=_detail(src, node, name, kind) if kind in CALLABLES and how not in ("elixir",) else "",
         start_byte=node.start_byte,
         end_byte=node.end_byte,
     )
