@@ -71,17 +71,28 @@ async def test_a_file_read_in_this_session_is_overwritten_without_asking(ws_path
 
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("policy", ["refuse", "allow"])
-async def test_without_elicitation_the_policy_decides(ws_path, mcp, mode, policy):
+async def test_without_elicitation_the_seed_contract_holds(ws_path, mcp, mode, policy):
+    # A client that cannot ask the person keeps the seed's rewrite semantics whatever the policy.
     (ws_path / "a.py").write_text("old\n")
     async with mcp(ws_path, mode=mode, policy=Policy(confirm_policy=policy)) as client:
         result = await client.call_tool("rewrite_file_content", {"pathInProject": "a.py", "text": "new\n"})
-    if policy == "refuse":
-        assert result.is_error
-        assert "--confirm-policy allow" in result.content[0].text
-        assert (ws_path / "a.py").read_text() == "old\n"
-    else:
-        assert not result.is_error
-        assert (ws_path / "a.py").read_text() == "new\n"
+    assert not result.is_error
+    assert (ws_path / "a.py").read_text() == "new\n"
+
+
+@pytest.mark.parametrize("policy", ["refuse", "allow"])
+async def test_confirm_policy_decides_when_elicitation_fails(ws_path, mcp, policy):
+    # engines/confirm: when the person cannot be asked (the client errors), --confirm-policy decides.
+    (ws_path / "a.py").write_text("old\n")
+
+    async def broken(ctx, params):
+        raise RuntimeError("no UI")
+
+    async with mcp(
+        ws_path, mode="legacy", policy=Policy(confirm_policy=policy), elicitation_callback=broken
+    ) as client:
+        result = await client.call_tool("rewrite_file_content", {"pathInProject": "a.py", "text": "new\n"})
+    assert result.is_error == (policy == "refuse")
 
 
 # ----------------------------------------------------------------------------- sampling

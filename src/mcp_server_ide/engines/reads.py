@@ -75,11 +75,19 @@ def was_read(ws: Workspace, rel: str) -> bool:
 def confirm_overwrite(ws: Workspace, resolved: Resolved) -> None:
     """Before replacing a whole existing file: ask the person when this MCP session never read it.
 
-    Only MCP calls have sessions to track; the seed's REST door and the CLI overwrite as the seed
-    says. A caller that passes ``expectedHash`` has shown it knows the content and is not asked.
+    Only MCP calls from clients that can ask the person (elicitation) are asked; the seed's REST
+    door, the CLI and clients without elicitation overwrite as the seed says. A caller that passes
+    ``expectedHash`` has shown it knows the content and is not asked.
     """
     call = current_or_none()
     if call is None or call.door != "mcp" or was_read(ws, resolved.rel):
+        return
+    from . import peer
+
+    ctx = peer.mcp_context()
+    if ctx is None or not peer.can_elicit(ctx):
+        # Without elicitation the seed's contract holds (rewrite replaces the file): refusing by
+        # default would break every seed client that rewrites without reading first.
         return
     from .confirm import confirm_sync
 
