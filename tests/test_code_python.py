@@ -362,3 +362,17 @@ async def test_results_have_the_seed_shape_as_json(py: Shared) -> None:
     data = json.loads(result.content[0].text)
     first = data["references"][0]
     assert set(first) >= {"path", "line", "character", "endLine", "endCharacter"}
+
+
+async def test_symbols_are_enriched_by_the_running_server(py: Shared) -> None:
+    await py.call(
+        "find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6}
+    )  # server running
+    out = await py.call("get_symbols_in_file", {"pathInProject": "pkg/core.py"})
+    assert out["enrichedBy"] == "basedpyright"
+    assert [(s["name"], s["kind"]) for s in out["symbols"]] == [
+        ("TAX_RATE", "Constant"),
+        ("compute_total", "Function"),
+        ("Basket", "Class"),
+    ]
+    assert [c["kind"] for c in out["symbols"][2]["children"]] == ["Method", "Method", "Method"]

@@ -146,7 +146,63 @@ def symbols(ws: Workspace, resolved: sandbox.Resolved) -> dict[str, Any]:
     raw, _ = textio.read_bytes(resolved)
     tf = textio.decode(raw, name=resolved.display_rel)
     outline = treesitter.outline(tf.text, lang)
-    return {"symbols": [s.to_seed() for s in outline]}
+    result: dict[str, Any] = {"symbols": [s.to_seed() for s in outline]}
+    enriched_by = _enrich(ws, resolved, result["symbols"])
+    if enriched_by:
+        result["enrichedBy"] = enriched_by
+    return result
+
+
+def _enrich(ws: Workspace, resolved: sandbox.Resolved, symbols: list[dict[str, Any]]) -> str | None:
+    """Kinds and details from the file's language server, only when one is already running and idle.
+
+    Never starts a server and never waits for one: the outline stays a fast tree-sitter answer.
+    """
+    from .lsp import LanguageServers
+
+    manager = next((s for s in ws.services() if isinstance(s, LanguageServers)), None)
+    server = manager.running_for(resolved.path) if manager is not None else None
+    if server is None or server.loading() or not server.supports("document_symbol_provider"):
+        return None
+    try:
+        server.sync_document(resolved.path)
+        found = server.request(
+            "textDocument/documentSymbol",
+            lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=uri_of(resolved.path))),
+            timeout=2,
+        )
+    except Exception:
+        return None
+    known: dict[tuple[str, int], tuple[str, str]] = {}
+
+    def collect(items: Any) -> None:
+        for item in items or []:
+            if isinstance(item, lsp.DocumentSymbol):
+                kind = treesitter.SYMBOL_KINDS[int(item.kind) - 1] if 0 < int(item.kind) <= 26 else ""
+                known[(item.name, item.selection_range.start.line)] = (kind, item.detail or "")
+                collect(item.children)
+            elif isinstance(item, lsp.SymbolInformation):
+                kind = treesitter.SYMBOL_KINDS[int(item.kind) - 1] if 0 < int(item.kind) <= 26 else ""
+                known.setdefault((item.name, item.location.range.start.line), (kind, ""))
+
+    collect(found)
+    if not known:
+        return None
+
+    def apply(items: list[dict[str, Any]]) -> None:
+        for sym in items:
+            hit = known.get((sym["name"], sym["selectionRange"]["startLine"]))
+            if hit is not None:
+                kind, detail = hit
+                # The server's kind wins, except its plain "Variable" over a more precise outline kind.
+                if kind and (kind != "Variable" or sym["kind"] == "Variable"):
+                    sym["kind"] = kind
+                if detail and not sym["detail"]:
+                    sym["detail"] = detail
+            apply(sym.get("children", []))
+
+    apply(symbols)
+    return server.adapter.server_name
 
 
 # ----------------------------------------------------------------------------- references / definition

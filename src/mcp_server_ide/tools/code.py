@@ -48,6 +48,7 @@ class SymbolInfo(TypedDict):
 
 class SymbolsResult(TypedDict):
     symbols: list[SymbolInfo]
+    enrichedBy: NotRequired[str]
 
 
 class Reference(TypedDict):
@@ -137,7 +138,8 @@ def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
     Variable, Constant, Interface, Enum, Struct, Field, Property...), `detail` the signature (parameters and
     return type, base classes), positions 0-based. Local variables inside functions are left out. Works for
     every language tree-sitter knows (Python, TS/JS, Go, Rust, C/C++, Java, C#, Ruby, PHP, Kotlin, Swift,
-    Markdown headings, JSON/YAML/TOML keys...) without a language server."""
+    Markdown headings, JSON/YAML/TOML keys...) without a language server; when the file's language server is
+    already running, its kinds and details refine the answer (`enrichedBy` names it)."""
     ws = current().workspace
     return code.symbols(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
 
