@@ -378,6 +378,7 @@ async def test_write_refuses_truncated_text_and_lossy_encoding(mcp: Any, ws_path
         assert "truncated" in message and "rule:" in message
         message = await fail(client, "project_fs_write", {"path": "copy.txt", "content": got["content"]})
         assert "truncated" in message and not (ws_path / "copy.txt").exists()
+        await call(client, "project_fs_read", {"path": "cp.txt"})
         message = await fail(client, "project_fs_write", {"path": "cp.txt", "content": "snow ☃\n"})
         assert "cannot hold" in message
     assert (ws_path / "cp.txt").read_bytes() == b"caf\xe9\n"
@@ -504,3 +505,21 @@ async def test_edit_refuses_truncation_marker_unless_the_file_has_it(mcp: Any, w
         )
         assert "truncated" in message
     assert path.read_text().endswith("…[12 bytes truncated]… End.\n")
+
+
+async def test_replacing_a_file_never_read_asks_first(mcp: Any, ws_path: Path) -> None:
+    path = write(ws_path, "notes.md", "mine\n")
+    async with mcp(ws_path) as client:  # this client cannot be asked (no elicitation): the policy refuses
+        message = await fail(client, "project_fs_write", {"path": "notes.md", "content": "theirs\n"})
+        assert "not read in this session" in message
+        assert path.read_text() == "mine\n"
+        digest = hashlib.sha256(b"mine\n").hexdigest()
+        await call(
+            client, "project_fs_write", {"path": "notes.md", "content": "v2\n", "expectedHash": digest}
+        )
+        await call(client, "project_fs_write", {"path": "notes.md", "content": "v3\n"})  # it wrote it: known
+    write(ws_path, "other.md", "x\n")
+    async with mcp(ws_path) as client:
+        await call(client, "project_fs_read", {"path": "other.md", "startLine": 1, "endLine": 1})
+        await call(client, "project_fs_write", {"path": "other.md", "content": "y\n"})
+    assert (ws_path / "notes.md").read_text() == "v3\n" and (ws_path / "other.md").read_text() == "y\n"

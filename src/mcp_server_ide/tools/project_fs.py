@@ -16,7 +16,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import sandbox, search, textio
+from ..engines import reads, sandbox, search, textio
 from ..registry import ToolFailure, tool
 
 READ_CAP = 200 * 1024
@@ -122,11 +122,14 @@ def project_fs_read(
         st = os.fstat(fd)
         size = st.st_size
         if size > STREAM_ABOVE:
-            return _read_streaming(fd, resolved, size, startLine, endLine)
+            result = _read_streaming(fd, resolved, size, startLine, endLine)
+            reads.note_read(ws, resolved.rel)
+            return result
         raw = _read_all(fd, size)
     finally:
         os.close(fd)
     tf = textio.decode(raw, stat.S_IMODE(st.st_mode), resolved.display_rel)
+    reads.note_read(ws, resolved.rel)
     text = tf.text
     total = _count_lines(text)
     first, last = _clip(resolved, total, startLine, endLine)
@@ -539,13 +542,16 @@ def project_fs_write(
     Paths are relative to the workspace root. The sandbox path rules refuse a write under `node_modules`,
     `.git`, or a protected path configured with `--protect` (the seed's hosted service protects `src/brand`
     and `src/onchain`), and the refusal names the rule. Returns `{ path, bytes, created }` plus the new `hash`
-    — `created` is `false` when you overwrote a file that already existed, so read before you replace. An
+    — `created` is `false` when you overwrote a file that already existed, so read before you replace (over
+    MCP, replacing a file this session never read, without `expectedHash`, asks the person first). An
     existing file keeps its encoding, BOM, line endings and mode; a new one is UTF-8. Text holding a
     `…[N bytes truncated]…` marker from a read is refused. For a change to one region of a file, use
     `project_fs_edit`, which fails when its match is missing or ambiguous."""
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, path)
     _not_a_folder(resolved)
+    if expectedHash is None and resolved.path.exists():
+        reads.confirm_overwrite(ws, resolved)  # a file never read in this session: ask the person first
     with textio.file_lock(resolved.path):
         if os.path.lexists(resolved.path):
             old = textio.read_text(resolved)
@@ -561,6 +567,7 @@ def project_fs_write(
             data = content.encode("utf-8")
             textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
             created = True
+    reads.note_read(ws, resolved.rel)  # the assistant knows what it wrote
     return WriteResult(
         path=resolved.display_rel, bytes=len(data), created=created, hash=textio.content_hash(data)
     )
@@ -626,6 +633,7 @@ def project_fs_edit(
                 kind="not_found",
             ) from None
         raise
+    reads.note_read(ws, resolved.rel)
     return EditResult(path=resolved.display_rel, bytes=len(data), line=where, hash=textio.content_hash(data))
 
 
