@@ -25,6 +25,7 @@ from pydantic_core import to_jsonable_python
 from . import registry
 from .call import Call, Reporter, calling
 from .engines.peer import InputNeeded
+from .outschema import light_output_schema
 from .registry import PAGED, PagedList, ToolFailure, ToolSpec
 
 if TYPE_CHECKING:
@@ -99,6 +100,7 @@ class ToolRunner:
             meta=spec.meta,
             structured_output=spec.structured,
         )
+        base = _forbid_unknown_arguments(base)
 
         paged_item = _paged_item_type(spec)
 
@@ -111,11 +113,25 @@ class ToolRunner:
                 return need.result()
             if paged_item is not None:
                 return _paged_call_result(result)
+            if wrapped_list and isinstance(result, list):
+                return _list_call_result(result)
             return result
 
-        update: dict[str, Any] = {"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG}
+        metadata = base.fn_metadata
         if paged_item is not None:
-            update["fn_metadata"] = _paged_metadata(base, spec.name, paged_item)
+            metadata = _paged_metadata(base, spec.name, paged_item)
+        wrapped_list = metadata.wrap_output and metadata.output_model is not None
+        if metadata.output_schema is not None:
+            light = light_output_schema(metadata.output_schema)
+            if light != metadata.output_schema:  # published light; results still validated in full
+                metadata = type(metadata)(
+                    arg_model=metadata.arg_model,
+                    output_model=metadata.output_model,
+                    output_schema=light,
+                    wrap_output=metadata.wrap_output,
+                )
+        update: dict[str, Any] = {"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG}
+        update["fn_metadata"] = metadata
         return base.model_copy(update=update)
 
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
@@ -137,6 +153,20 @@ class ToolRunner:
             except anyio.get_cancelled_exc_class():
                 call.cancelled.set()
                 raise
+
+
+def _forbid_unknown_arguments(base: Tool) -> Tool:
+    """Refuse arguments the tool does not take instead of dropping them (SECURITY.md §5): a misspelt
+    ``expectedHash`` or ``replaceAll`` must fail loudly, not silently run without its guard."""
+    from pydantic import ConfigDict
+
+    loose = base.fn_metadata.arg_model
+    strict = type(
+        loose.__name__,
+        (loose,),
+        {"__module__": loose.__module__, "model_config": ConfigDict(**loose.model_config, extra="forbid")},
+    )
+    return base.model_copy(update={"fn_metadata": base.fn_metadata.model_copy(update={"arg_model": strict})})
 
 
 def _valid_unicode(value: Any) -> Any:
@@ -207,6 +237,15 @@ def _paged_call_result(result: Any) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text), TextContent(type="text", text=result.note_line())],
         structured_content={"result": items, **result.page_fields()},
+    )
+
+
+def _list_call_result(result: list[Any]) -> CallToolResult:
+    """A list on MCP: one compact JSON text block (the SDK makes a block per item) + structuredContent."""
+    items = to_jsonable_python(result, by_alias=True)
+    return CallToolResult(
+        content=[TextContent(type="text", text=pydantic_core.to_json(items).decode())],
+        structured_content={"result": items},
     )
 
 
