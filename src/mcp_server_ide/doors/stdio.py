@@ -11,6 +11,8 @@ from typing import Any
 
 import anyio
 
+from . import faststdio
+
 
 async def serve(server: Any, workspaces: Any) -> None:
     async def stop_on_signal(scope: anyio.CancelScope) -> None:
@@ -22,7 +24,7 @@ async def serve(server: Any, workspaces: Any) -> None:
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_on_signal, tg.cancel_scope)
-            await server.run_stdio_async()
+            await faststdio.run(server)  # the SDK's stdio_server() on asyncio pipes (no thread hops)
             tg.cancel_scope.cancel()
     finally:
         workspaces.close()

@@ -1,0 +1,118 @@
+"""A faster stdio transport for the SDK's server: asyncio pipes instead of worker threads.
+
+The SDK's ``stdio_server()`` reads each line and writes and flushes each answer through
+``anyio.wrap_file``: three worker-thread round trips per request. On this 2-core machine that
+is ~0.3 ms of every tool call (a bare ``MCPServer``'s no-op call: 1.01 ms with the SDK's
+transport, 0.79 ms with this one, interleaved medians). Here the same descriptors are read and
+written by the event loop itself (``connect_read_pipe`` / ``connect_write_pipe``); everything
+else is the SDK's own ``stdio_server()``, given these streams:
+
+- fd 0 and fd 1 are claimed exactly as the SDK does (pointed at ``/dev/null`` and stderr while
+  serving, so a stray ``print`` or a child process cannot write into the protocol stream, and
+  restored on exit);
+- used only when both ends are pipes or sockets (what clients launch us with); a terminal or a
+  file falls back to the SDK's transport, so no shared terminal is ever made non-blocking;
+- lines of any length are read (a single write of a large file is one line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+LINE_LIMIT = 1 << 30
+
+
+class _Lines:
+    """``async for line in stdin`` over an asyncio stream (what the SDK's reader iterates)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> bytes:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line
+
+
+class _Writer:
+    """``await stdout.write(text)`` / ``await stdout.flush()`` over an asyncio transport."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+
+def _is_pipe(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def usable() -> bool:
+    """True when stdin and stdout are pipes or sockets and the loop is asyncio's."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    try:
+        return _is_pipe(sys.stdin.fileno()) and _is_pipe(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+@asynccontextmanager
+async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's ``stdio_server()`` streams, fed by asyncio pipes on the claimed descriptors."""
+    from mcp.server import stdio as sdk_stdio
+
+    loop = asyncio.get_running_loop()
+    stdin_file, release_in = sdk_stdio._claim_fd(0, sys.stdin, "rb", sdk_stdio._open_stdin_diversion)
+    stdout_file, release_out = sdk_stdio._claim_fd(1, sys.stdout, "wb", sdk_stdio._open_stdout_diversion)
+    read_transport = write_transport = None
+    try:
+        reader = asyncio.StreamReader(limit=LINE_LIMIT, loop=loop)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
+            os.fdopen(os.dup(stdin_file.fileno()), "rb", buffering=0),
+        )
+        write_transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(stdout_file.fileno()), "wb", buffering=0)
+        )
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        async with sdk_stdio.stdio_server(stdin=_Lines(reader), stdout=_Writer(writer)) as streams:  # type: ignore[arg-type]
+            yield streams
+    finally:
+        for transport in (read_transport, write_transport):
+            if transport is not None:
+                transport.close()
+        if release_out is not None:
+            release_out()
+        if release_in is not None:
+            release_in()
+
+
+async def run(server: Any) -> None:
+    """Serve ``server`` (an ``MCPServer``) over stdio, on the fast transport when it can be used."""
+    if not usable():
+        await server.run_stdio_async()
+        return
+    lowlevel = server._lowlevel_server
+    async with stdio_streams() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
