@@ -187,7 +187,9 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
             try:
                 return await previous(ctx, params)
             finally:
-                if gated:
+                # A read-only tool cannot change the workspace's features: skip the re-check (a
+                # scan of up to SCAN_LIMIT entries) on the hot path of reads, searches and listings.
+                if gated and not (spec is not None and spec.read_only):
                     try:
                         await recheck(ws or ws_of(ctx))
                     except Exception:
