@@ -249,3 +249,26 @@ async def test_a_server_over_its_memory_cap_is_stopped(
         assert "cap" in lsp_server.last_error
     finally:
         ws.close()
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_an_untrusted_workspace_never_runs_its_own_python(tmp_path: Path, trusted: bool) -> None:
+    from mcp_server_ide.workspace import Policy
+
+    root = python_project(tmp_path / "proj")
+    marker = tmp_path / "venv-python-ran"
+    fake = root / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(f'#!/bin/sh\ntouch {marker}\nexec python3 "$@"\n')
+    fake.chmod(0o755)
+    ws = Workspace.open(root, policy=Policy(trusted=trusted))
+    server, _ = build_server(lambda ctx: ws, None)
+    try:
+        result = await call(
+            server, "find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6}
+        )
+        assert not result.is_error, result.content[0].text
+    finally:
+        ws.close()
+    # basedpyright asks the configured interpreter for its search paths: only a trusted workspace's is used.
+    assert marker.exists() is trusted

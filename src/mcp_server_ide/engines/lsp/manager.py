@@ -31,6 +31,8 @@ class LanguageServers:
         self.ws = ws
         self.root = ws.root
         self.adapters: list[Adapter] = all_adapters()
+        for adapter in self.adapters:
+            adapter.trusted = ws.policy.trusted
         self.servers: dict[str, LanguageServer] = {}
         self.stopped_reasons: dict[str, str] = {}
         self._lock = threading.Lock()

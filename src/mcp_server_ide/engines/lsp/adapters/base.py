@@ -39,6 +39,8 @@ class Adapter:
     the server counts as loading from its start (or a *busy* line) until a *ready* line."""
     client_requests: ClassVar[tuple[str, ...]] = ()
     """Server -> client requests of this server's own (non-LSP) that we accept with a null answer."""
+    trusted: bool = True
+    """Set from the workspace policy: an untrusted workspace's own programs (its virtualenv) are never run."""
     node: bool = False
     """A node.js server: gets ``--max-old-space-size`` from the memory cap."""
 

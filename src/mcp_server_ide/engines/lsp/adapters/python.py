@@ -39,6 +39,16 @@ def workspace_python(root: Path) -> str | None:
     return None
 
 
+def _base_python() -> str:
+    import sys
+
+    for name in ("python3", "python"):
+        candidate = Path(sys.base_prefix) / "bin" / name
+        if candidate.exists():
+            return str(candidate)
+    return sys.executable
+
+
 class PythonAdapter(Adapter):
     language = "python"
     server_name = "basedpyright"
@@ -64,7 +74,9 @@ class PythonAdapter(Adapter):
             "autoImportCompletions": False,
         }
         python: dict[str, Any] = {}
-        venv_python = workspace_python(root)
+        # basedpyright runs the interpreter to learn its search paths, and on its own picks up a `.venv` in the
+        # root: an untrusted workspace gets our base interpreter named explicitly, never one of its own.
+        venv_python = workspace_python(root) if self.trusted else _base_python()
         if venv_python:
             python["pythonPath"] = venv_python
         everything = {
