@@ -74,6 +74,8 @@ MAX_TERMINALS = 8
 TAG_VAR = "MCP_IDE_PROC_TAG"
 """Environment variable carrying each process tree's tag (found again through /proc/PID/environ)."""
 
+SWEEP_BATCH_S = 0.1
+"""Finished commands are checked for leftovers in batches, this long after they end."""
 _READ_CHUNK = 256 * 1024
 
 
@@ -414,11 +416,22 @@ def scan_proc() -> dict[int, ProcInfo]:
     return found
 
 
-def read_proc(pid: int) -> ProcInfo | None:
+def _read_small(path: str, size: int = 1024) -> bytes | None:
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
+        return None
+    try:
+        return os.read(fd, size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_proc(pid: int) -> ProcInfo | None:
+    data = _read_small(f"/proc/{pid}/stat")
+    if not data:
         return None
     try:
         right = data.rindex(b")")
@@ -436,11 +449,8 @@ def read_proc(pid: int) -> ProcInfo | None:
 
 
 def _environ_has(pid: int, needle: bytes) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            return needle in f.read()
-    except OSError:
-        return False
+    data = _read_small(f"/proc/{pid}/environ", 1 << 20)
+    return bool(data) and needle in data  # type: ignore[operator]
 
 
 _ALL_TREES: weakref.WeakSet[ProcessTree] = weakref.WeakSet()
@@ -575,7 +585,7 @@ class _Sweeper:
                         self.thread = None
                         return
                 self.busy += 1
-            time.sleep(0.02)  # let a burst of commands share one /proc scan
+            time.sleep(SWEEP_BATCH_S)  # let a burst of commands share one /proc scan
             with self.cond:
                 batch, self.pending = self.pending, []
             try:
@@ -1247,7 +1257,9 @@ class Jobs:
             job.error = str(exc)
             reason = "failed"
         finally:
-            tree.kill(KILL_GRACE_S)
+            clean = reason == "exited" and exited_at is not None and not out_open and not job._stop.is_set()
+            if not clean:
+                tree.kill(KILL_GRACE_S)
             if out_open:
                 _drain({out_fd}, {out_fd: job.log.append}, None)
             sel.close()
@@ -1264,7 +1276,10 @@ class Jobs:
             job._wake_w = None
             with contextlib.suppress(OSError):
                 os.close(wake_w)
-            tree.forget()
+            if clean:
+                _sweep_later(tree)  # what it left running in the background, found through /proc
+            else:
+                tree.forget()
             job.exit_code = proc.returncode
             job.ended_at = _now()
             if reason == "exited" and job._stop.is_set() and job._stop_reason == "killed":

@@ -313,6 +313,7 @@ async def _wait_until(
     deadline = start + wait_s
     next_report = start + 1.0
     seen = -1
+    pause = 0.001
     while True:
         if pattern is not None and log.version != seen:
             seen = log.version
@@ -326,7 +327,9 @@ async def _wait_until(
         if now >= next_report:
             next_report = now + 1.0
             await call.reporter.progress(round(now - start, 1), wait_s, "waiting for output")
-        await anyio.sleep(min(0.05, deadline - now))
+        # Short commands answer within milliseconds; long ones are polled 20 times a second.
+        await anyio.sleep(min(pause, deadline - now))
+        pause = min(pause * 1.5, 0.05)
 
 
 def _matches(log: processes.OutputLog, offset: int, pattern: re.Pattern[str]) -> bool:
