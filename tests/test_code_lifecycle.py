@@ -272,3 +272,43 @@ async def test_an_untrusted_workspace_never_runs_its_own_python(tmp_path: Path, 
         ws.close()
     # basedpyright asks the configured interpreter for its search paths: only a trusted workspace's is used.
     assert marker.exists() is trusted
+
+
+async def test_languages_without_a_server_answer_text_matches_marked_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "go"
+    root.mkdir()
+    (root / "main.go").write_text(
+        "package main\n\nfunc helper() int { return 1 }\n\nfunc main() { helper() }\n"
+    )
+    (root / "other.go").write_text("package main\n\nvar x = helper()\n")
+    (root / "Main.java").write_text("class Main { void run() {} }\n")
+    config = tmp_path / "lsp.json"
+    # A server named in configuration that is not installed: its language fails clearly, naming it.
+    config.write_text('{"servers": {"java": {"command": ["no-such-jdtls"], "extensions": [".java"]}}}')
+    monkeypatch.setenv("MCP_IDE_LSP_CONFIG", str(config))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no gopls here, whatever the machine has
+    ws = Workspace.open(root)
+    server, _ = build_server(lambda ctx: ws, None)
+    try:
+        result = await call(
+            server, "find_references", {"pathInProject": "main.go", "line": 2, "character": 7}
+        )
+        out = result.structured_content
+        assert out["partial"] is True and "text matches" in out["reason"]
+        assert {(r["path"], r["line"]) for r in out["references"]} == {
+            ("main.go", 2),
+            ("main.go", 4),
+            ("other.go", 2),
+        }
+        result = await call(
+            server, "go_to_definition", {"pathInProject": "main.go", "line": 4, "character": 15}
+        )
+        assert result.is_error and "no language server handles .go files" in result.content[0].text
+        result = await call(
+            server, "find_references", {"pathInProject": "Main.java", "line": 0, "character": 6}
+        )
+        assert result.is_error and "no-such-jdtls is not on PATH" in result.content[0].text
+    finally:
+        ws.close()
