@@ -1,0 +1,87 @@
+"""The stdio door's transport (doors/faststdio.py) over a real process: pipes, big lines, fallback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_big_messages_both_ways_over_pipes(stdio_server_params: Any, ws_path: Path) -> None:
+    from mcp import Client
+
+    big = "".join(f"line {i:07d} " + "é" * 40 + "\n" for i in range(40000))  # ~3.5 MB, one JSON line
+    async with Client(stdio_server_params(ws_path)) as client:
+        written = await client.call_tool("project_fs_write", {"path": "big.txt", "content": big})
+        assert not written.is_error, written.content[0].text
+        read = await client.call_tool("get_file_text_by_path", {"pathInProject": "big.txt"})
+        assert not read.is_error and read.structured_content["content"] == big
+        listing = await client.call_tool("project_fs_list", {})
+        assert [e["path"] for e in listing.structured_content["entries"]] == ["big.txt"]
+    assert (ws_path / "big.txt").read_text(encoding="utf-8") == big
+
+
+def test_a_terminal_stdin_falls_back_to_the_sdk_transport(ws_path: Path) -> None:
+    """Not a pipe (a terminal here): the SDK's own transport serves, nothing is made non-blocking."""
+    import os
+    import pty
+    import select
+    import termios
+    import tty
+
+    (ws_path / "a.txt").write_text("hello\n")
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "project_fs_read", "arguments": {"path": "a.txt"}},
+        },
+    ]
+    master, slave = pty.openpty()
+    tty.setraw(slave, termios.TCSANOW)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_server_ide", "--workspace", str(ws_path)],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(slave)
+    answers: dict[Any, Any] = {}
+    buffer = b""
+    try:
+        for request in requests:
+            os.write(master, json.dumps(request).encode() + b"\n")
+        while 2 not in answers:
+            ready, _, _ = select.select([proc.stdout], [], [], 30)
+            assert ready, f"no answer in 30 s; got {answers}"
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]
+            assert chunk, "the server closed stdout"
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                message = json.loads(line)
+                answers[message.get("id")] = message
+    finally:
+        os.close(master)
+        proc.kill()
+        proc.wait(10)
+    assert answers[1]["result"]["serverInfo"]["name"] == "mcp-server-ide"
+    assert answers[2]["result"]["structuredContent"]["content"] == "hello\n"
