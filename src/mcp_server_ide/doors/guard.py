@@ -73,32 +73,77 @@ class GuardMiddleware:
             return
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.policy.max_body):
-            await _respond(send, 413, f"refused: the body is over {self.policy.max_body} bytes (rule: bodies are capped)")
+            await _respond(
+                send, 413, f"refused: the body is over {self.policy.max_body} bytes (rule: bodies are capped)"
+            )
             return
+        if scope.get("method") == "POST" and scope.get("path") in JSON_RPC_PATHS:
+            # The SDK's parser keeps the last of two equal keys; a message whose meaning depends on
+            # which parser reads it is refused here (SECURITY.md §5), as the REST door refuses it.
+            try:
+                body = await _read_body(self._capped(receive, send))
+            except BodyTooLarge:
+                await _respond(
+                    send,
+                    413,
+                    f"refused: the body is over {self.policy.max_body} bytes (rule: bodies are capped)",
+                )
+                return
+            if body is None:
+                return  # the client went away
+            duplicate = _duplicate_key(body)
+            if duplicate is not None:
+                await _respond_json(
+                    send,
+                    400,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {
+                            "code": -32700,
+                            "message": f"Parse error: duplicate key {duplicate!r} (rule: JSON "
+                            "objects must not repeat a key)",
+                        },
+                    },
+                )
+                return
+            receive = _replay(body, receive)
         await self.app(scope, self._capped(receive, send), send)
 
     def _check(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, dict[str, str]] | None:
         host = headers.get("host", "").lower()
         if host not in self.policy.allowed_hosts:
-            return 403, (
-                "refused: this server does not answer to that Host header (rule: DNS-rebinding protection; "
-                "use http://127.0.0.1:PORT or start the server with --allowed-host)"
-            ), {}
+            return (
+                403,
+                (
+                    "refused: this server does not answer to that Host header (rule: DNS-rebinding protection; "
+                    "use http://127.0.0.1:PORT or start the server with --allowed-host)"
+                ),
+                {},
+            )
         origin = headers.get("origin")
         if origin is not None and origin.rstrip("/").lower() not in self.policy.allowed_origins:
-            return 403, (
-                "refused: requests from that Origin are not allowed (rule: only this server's own pages and "
-                "origins given with --allow-origin may call it)"
-            ), {}
+            return (
+                403,
+                (
+                    "refused: requests from that Origin are not allowed (rule: only this server's own pages and "
+                    "origins given with --allow-origin may call it)"
+                ),
+                {},
+            )
         token = self.policy.token
         if token and not _is_public(scope):
             given = headers.get("authorization", "")
             scheme, _, value = given.partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
-                return 401, (
-                    "unauthorized: this server needs 'Authorization: Bearer <token>' (rule: every call carries "
-                    "the server's token in the header)"
-                ), {"www-authenticate": 'Bearer realm="mcp-server-ide"'}
+                return (
+                    401,
+                    (
+                        "unauthorized: this server needs 'Authorization: Bearer <token>' (rule: every call carries "
+                        "the server's token in the header)"
+                    ),
+                    {"www-authenticate": 'Bearer realm="mcp-server-ide"'},
+                )
         return None
 
     def _capped(self, receive: Receive, send: Send) -> Receive:
@@ -115,6 +160,59 @@ class GuardMiddleware:
             return message
 
         return capped_receive
+
+
+JSON_RPC_PATHS = ("/mcp", "/mcp/", "/messages", "/messages/")
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Duplicate(key)
+        out[key] = value
+    return out
+
+
+def _duplicate_key(body: bytes) -> str | None:
+    """The first repeated key of a JSON body, if any (other faults are left to the SDK to answer)."""
+    if b'"' not in body:
+        return None
+    try:
+        json.loads(body, object_pairs_hook=_no_duplicates)
+    except _Duplicate as dup:
+        return str(dup.args[0])
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 class BodyTooLarge(Exception):
@@ -141,7 +239,14 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 
 async def _respond(send: Send, status: int, message: str, extra: dict[str, Any] | None = None) -> None:
-    body = envelope_error(message)
+    await _respond_json(send, status, None, extra, body=envelope_error(message))
+
+
+async def _respond_json(
+    send: Send, status: int, data: Any, extra: dict[str, Any] | None = None, *, body: bytes | None = None
+) -> None:
+    if body is None:
+        body = json.dumps(data).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     for key, value in (extra or {}).items():
         headers.append((key.encode(), str(value).encode()))

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -112,6 +112,8 @@ def routes(runner: ToolRunner, workspace_for: Callable[[Any], Workspace]) -> lis
             raw = await request.body()
         except BodyTooLarge:
             return envelope(error="refused: the body is too large (rule: bodies are capped)", code=413)
+        except ClientDisconnect:
+            return Response(status_code=400)  # the caller left mid-body; nobody reads this
         try:
             body = _parse_json(raw)
         except ValueError as exc:
