@@ -70,7 +70,7 @@ async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
 
 def spawn_true() -> float:
     start = time.perf_counter()
-    subprocess.run(["/bin/true"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    subprocess.run(["/bin/true"], stdin=subprocess.DEVNULL, capture_output=True)
     return time.perf_counter() - start
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -500,11 +501,6 @@ def test_stdio_eof_leaves_no_process_behind(ws_path: Path) -> None:
     assert wait_gone(a, 5) == [] and wait_gone(b, 5) == [] and wait_gone(c, 5) == []
 
 
-@pytest.mark.xfail(
-    reason="the stdio door's SIGTERM handling waits for its blocked stdin reader thread, so the server does not "
-    "exit while the client keeps stdin open (reported to the lead; doors/stdio.py)",
-    strict=False,
-)
 def test_sigterm_to_the_server_leaves_no_process_behind(ws_path: Path) -> None:
     a, b, c = marker(), marker(), marker()
     proc = _stdio_server(ws_path)
@@ -560,3 +556,36 @@ def test_sigkill_of_the_server_takes_long_lived_children_with_it(ws_path: Path) 
             os.killpg(proc.pid, signal.SIGKILL)
     assert wait_gone(a, 5) == []
     del b, c
+
+
+# ---------------------------------------------------------------------------------------------
+# Hosted workspaces: commands run inside bubblewrap
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed (apt-get install bubblewrap)"
+)
+def test_hosted_commands_run_in_a_sandbox(ws_path: Path, tmp_path: Path) -> None:
+    (ws_path.parent / "other-tenant").mkdir()
+    (ws_path.parent / "other-tenant" / "secret.txt").write_text("theirs")
+    hosted = Workspace.open(ws_path, policy=Policy(hosted=True))
+    try:
+        done = processes.run(
+            "id -u; touch made-inside; ls ..; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; ls ~ | wc -l; cat ../other-tenant/secret.txt",
+            ws=hosted,
+            timeout_s=30,
+        )
+        lines = done.stdout.splitlines()
+        assert lines[0] == "1000"  # another user
+        assert (ws_path / "made-inside").exists()  # the workspace is writable
+        assert lines[1] == ws_path.name  # the projects beside it are hidden
+        assert lines[2] == "lo"  # no network
+        assert lines[3] == "0"  # the server's home is hidden
+        assert "theirs" not in done.stdout and done.exit_code != 0
+        a = marker()
+        timed = processes.run(
+            f"setsid -f sleep {a}; trap '' TERM; sleep {a}", ws=hosted, timeout_s=0.8, grace_s=0.3
+        )
+        assert timed.timed_out and wait_gone(a, 3) == []
+    finally:
+        hosted.close()

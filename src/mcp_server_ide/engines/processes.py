@@ -247,8 +247,11 @@ def resolve_cwd(ws: Workspace | None, cwd: str | os.PathLike[str] | None) -> Pat
     return resolved.path
 
 
-def hosted_argv(ws: Workspace, argv: list[str], cwd: Path) -> list[str]:
-    """Wrap ``argv`` in bubblewrap for a hosted workspace: only its own root is visible and writable."""
+def hosted_argv(ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False) -> list[str]:
+    """Wrap ``argv`` in bubblewrap for a hosted workspace: only its own root is visible and writable.
+
+    ``tty``: the command runs on our own pty (a terminal), which keeps its session so job control
+    works; anything else gets a new session (no terminal to inject keystrokes into)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise ToolFailure(
@@ -257,11 +260,15 @@ def hosted_argv(ws: Workspace, argv: list[str], cwd: Path) -> list[str]:
             kind="unavailable",
         )
     wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for hidden in {str(ws.state_home), str(Path(ws.root).parent)}:
-        wrapped += ["--tmpfs", hidden]
+    # Hide the server's home (credentials), its state and the other projects beside this one.
+    hidden = {os.path.expanduser("~"), str(ws.state_home), *(str(Path(r).parent) for r in ws.roots)}
+    for folder in sorted(h for h in hidden if h not in ("/", "") and os.path.isdir(h)):
+        wrapped += ["--tmpfs", folder]
     for root in ws.roots:
         wrapped += ["--bind", str(root), str(root)]
-    wrapped += ["--unshare-all", "--die-with-parent", "--new-session", "--uid", "1000", "--gid", "1000"]
+    wrapped += ["--unshare-all", "--die-with-parent", "--uid", "1000", "--gid", "1000"]
+    if not tty:
+        wrapped.append("--new-session")
     wrapped += ["--chdir", str(cwd), "--", *argv]
     return wrapped
 
@@ -676,7 +683,7 @@ def prepare(
     tag = _new_tag()
     child[TAG_VAR] = tag
     if ws is not None and ws.policy.hosted:
-        argv = hosted_argv(ws, argv, where)
+        argv = hosted_argv(ws, argv, where, tty=term is not None)
     display = command if isinstance(command, str) else " ".join(argv)
     return Prepared(argv=argv, cwd=where, env=child, tag=tag, display=display)
 
