@@ -9,7 +9,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import code, sandbox
+from ..engines import sandbox
 from ..registry import tool
 
 PathInProject = Annotated[
@@ -141,6 +141,7 @@ def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
     Markdown headings, JSON/YAML/TOML keys...) without a language server; when the file's language server is
     already running, its kinds and details refine the answer (`enrichedBy` names it)."""
     ws = current().workspace
+    from ..engines import code  # lazy: language tooling loads on first use
     return code.symbols(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
 
 
@@ -161,6 +162,7 @@ def find_references(pathInProject: PathInProject, line: Line, character: Charact
     `partial: true` with the `reason` — never an incomplete list presented as complete. References in files
     outside the workspace (libraries) are only counted, as `outsideWorkspace`."""
     ws = current().workspace
+    from ..engines import code  # lazy: language tooling loads on first use
     return code.references(ws, sandbox.resolve(ws, pathInProject), line, character)  # type: ignore[return-value]
 
 
@@ -214,6 +216,7 @@ def refactor_code_at_location(
     opts = dict(options or {})
     preview = bool(preview or opts.pop("preview", False))
     resolved = sandbox.resolve(ws, pathInProject) if preview else sandbox.resolve_for_write(ws, pathInProject)
+    from ..engines import code  # lazy: language tooling loads on first use
     return code.refactor(ws, resolved, line, character, refactorType, opts, preview)  # type: ignore[return-value]
 
 
@@ -230,6 +233,7 @@ def go_to_definition(pathInProject: PathInProject, line: Line, character: Charac
     `lineText` is the definition's line). Definitions in libraries outside the workspace give only the file
     name and `outsideWorkspace: true`."""
     ws = current().workspace
+    from ..engines import code  # lazy: language tooling loads on first use
     return code.definition(ws, sandbox.resolve(ws, pathInProject), line, character)  # type: ignore[return-value]
 
 
@@ -248,6 +252,7 @@ def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
     1-based line numbers of the file tools). `partial: true` with a `reason` when a server did not answer in
     time."""
     ws = current().workspace
+    from ..engines import code  # lazy: language tooling loads on first use
     return code.problems(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
 
 
@@ -273,8 +278,10 @@ def format_file(
     atomically (journaled) unless `preview`; returns `{path, changed, applied, diff?}`."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject) if preview else sandbox.resolve_for_write(ws, pathInProject)
-    from ..engines import multiedit
-
+    from ..engines import (
+        code,  # lazy: language tooling loads on first use
+        multiedit,
+    )
     plan = code.format_plan(ws, resolved)
     result = FormatResult(path=resolved.display_rel, changed=plan is not None, applied=False)
     if plan is None:
