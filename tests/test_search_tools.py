@@ -351,3 +351,17 @@ async def test_rest_door_carries_page_fields(http_server: Any, project: Path) ->
     )
     body = response.json()
     assert body["error"] is None and body["status"][0]["name"] == "helper.js"
+
+
+async def test_ignore_files_above_the_workspace_do_not_hide_it(mcp: Any, tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    root = outer / "build" / "ws"
+    write(outer, ".gitignore", "build/\n*.txt\n")
+    (outer / ".git").mkdir()
+    write(root, "a.txt", "found\n")
+    write(root, ".gitignore", "skip.py\n")
+    write(root, "skip.py", "found\n")
+    async with mcp(root) as client:
+        assert paths(await call(client, "search_in_files_content", {"searchText": "found"})) == ["a.txt"]
+        names = await call(client, "find_files_by_name_substring", {"nameSubstring": "a"})
+        assert paths(names) == ["a.txt"]

@@ -3,8 +3,10 @@
 Ripgrep comes from the PyPI ``ripgrep`` wheel (``rg`` beside the Python interpreter), else from PATH.
 What every search does:
 
-- honours ``.gitignore``/``.ignore`` even outside a git repository (``--no-require-git``) unless the
-  caller asks for ignored files too; includes hidden files; never descends into ``.git``, and skips
+- honours the workspace's ``.gitignore``/``.ignore`` files and ``.git/info/exclude``, even outside a
+  git repository (``--no-require-git``), unless the caller asks for ignored files too; like VS Code,
+  not the ignore files of folders above the root nor the user's global excludes; includes hidden
+  files; never descends into ``.git``, and skips
   ``node_modules`` and ``dist`` folders unless ignored files are asked for;
 - never follows a symlink (ripgrep without ``--follow`` skips links, so nothing outside the root is
   read and no link loop is walked);
@@ -108,7 +110,17 @@ class Filters:
 
 
 def _common_args(filters: Filters) -> list[str]:
-    args = ["--no-config", "--hidden", "--no-messages", "--no-follow"]
+    # As VS Code searches by default: the workspace's own ignore files only, not those of folders
+    # above it (a parent ignoring the workspace folder would hide everything) nor the user's global
+    # excludes (answers must not depend on one person's git config).
+    args = [
+        "--no-config",
+        "--hidden",
+        "--no-messages",
+        "--no-follow",
+        "--no-ignore-parent",
+        "--no-ignore-global",
+    ]
     if filters.include_ignored:
         args.append("--no-ignore")
     else:
