@@ -266,7 +266,9 @@ def example_value(schema: dict[str, Any], defs: dict[str, Any], name: str = "", 
             return {}
         return {key: example_value(prop, defs, key, depth + 1) for key, prop in props.items()}
     if kind == "array":
-        return [example_value(schema.get("items", {}), defs, name.rstrip("s"), depth + 1)]
+        if not schema.get("items"):
+            return []  # items not described by the schema: show no guess
+        return [example_value(schema["items"], defs, name.rstrip("s"), depth + 1)]
     if kind == "integer":
         return (
             max(int(schema.get("minimum", 1)), 1)
