@@ -236,6 +236,9 @@ async def test_list_recursive_honours_gitignore(mcp: Any, ws_path: Path) -> None
         # A plain listing of one folder shows what is in it.
         got = await call(client, "project_fs_list", {})
         assert "build" in [e["path"] for e in got["entries"]]
+        # The root's .gitignore applies below a subfolder too.
+        got = await call(client, "project_fs_list", {"dir": "src", "recursive": True})
+        assert [e["path"] for e in got["entries"]] == [os.path.join("src", "a.py")]
 
 
 async def test_list_never_follows_symlinks_or_loops(mcp: Any, ws_path: Path, tmp_path: Path) -> None:
@@ -508,18 +511,28 @@ async def test_edit_refuses_truncation_marker_unless_the_file_has_it(mcp: Any, w
 
 
 async def test_replacing_a_file_never_read_asks_first(mcp: Any, ws_path: Path) -> None:
+    from mcp_types import ElicitResult
+
     path = write(ws_path, "notes.md", "mine\n")
-    async with mcp(ws_path) as client:  # this client cannot be asked (no elicitation): the policy refuses
+    asked: list[str] = []
+
+    async def decline(ctx: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return ElicitResult(action="decline")
+
+    async with mcp(ws_path, elicitation_callback=decline) as client:
         message = await fail(client, "project_fs_write", {"path": "notes.md", "content": "theirs\n"})
-        assert "not read in this session" in message
-        assert path.read_text() == "mine\n"
+        assert "declined" in message and path.read_text() == "mine\n"
+        assert asked == ["Overwrite 'notes.md'? The assistant has not read this file in this session."]
+        # expectedHash shows the caller knows the content; a file it wrote itself is known; a read counts.
         digest = hashlib.sha256(b"mine\n").hexdigest()
         await call(
             client, "project_fs_write", {"path": "notes.md", "content": "v2\n", "expectedHash": digest}
         )
-        await call(client, "project_fs_write", {"path": "notes.md", "content": "v3\n"})  # it wrote it: known
-    write(ws_path, "other.md", "x\n")
-    async with mcp(ws_path) as client:
+        await call(client, "project_fs_write", {"path": "notes.md", "content": "v3\n"})
+        write(ws_path, "other.md", "x\n")
         await call(client, "project_fs_read", {"path": "other.md", "startLine": 1, "endLine": 1})
         await call(client, "project_fs_write", {"path": "other.md", "content": "y\n"})
-    assert (ws_path / "notes.md").read_text() == "v3\n" and (ws_path / "other.md").read_text() == "y\n"
+        await call(client, "project_fs_write", {"path": "new.md", "content": "n\n"})  # nothing to lose
+        assert len(asked) == 1
+    assert path.read_text() == "v3\n" and (ws_path / "other.md").read_text() == "y\n"

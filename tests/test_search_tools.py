@@ -365,3 +365,25 @@ async def test_ignore_files_above_the_workspace_do_not_hide_it(mcp: Any, tmp_pat
         assert paths(await call(client, "search_in_files_content", {"searchText": "found"})) == ["a.txt"]
         names = await call(client, "find_files_by_name_substring", {"nameSubstring": "a"})
         assert paths(names) == ["a.txt"]
+
+
+async def test_include_globs_do_not_bring_back_ignored_files(mcp: Any, ws_path: Path) -> None:
+    write(ws_path, ".gitignore", ".venv/\n*.gen.py\n")
+    write(ws_path, ".venv/lib/site.py", "hit\n")
+    write(ws_path, "a.gen.py", "hit\n")
+    write(ws_path, "src/a.py", "hit\n")
+    write(ws_path, "src/b.{x}.py", "hit\n")
+    async with mcp(ws_path) as client:
+        for include in ("*.py", ["**/*.py"], "src", "/src/**"):
+            page = await call(client, "search_in_files_content", {"searchText": "hit", "include": include})
+            assert paths(page) == [os.path.join("src", "a.py"), os.path.join("src", "b.{x}.py")], include
+            names = await call(
+                client, "find_files_by_name_substring", {"nameSubstring": "", "include": include}
+            )
+            assert sorted(paths(names)) == [os.path.join("src", "a.py"), os.path.join("src", "b.{x}.py")]
+        page = await call(
+            client,
+            "search_in_files_content",
+            {"searchText": "hit", "include": "*.py", "includeIgnored": True},
+        )
+        assert len(paths(page)) == 4

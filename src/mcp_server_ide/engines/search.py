@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -29,12 +30,14 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..registry import ToolFailure
 
-ALWAYS_SKIPPED = (".git",)
+ALWAYS_SKIPPED = (".git", "*.mcp-ide.tmp")
+"""Never searched nor listed: the repository, and our own in-flight temp files (sandbox.TEMP_MARK)."""
 SKIPPED_UNLESS_IGNORED = ("node_modules", "dist")
 
 DEFAULT_TIMEOUT = 30.0
@@ -125,8 +128,8 @@ def _common_args(filters: Filters) -> list[str]:
         args.append("--no-ignore")
     else:
         args.append("--no-require-git")
-    for glob in filters.include:
-        args += ["--glob", _check_glob(glob)]
+    # Include globs are applied to ripgrep's answer (matches()), not given to it: a ripgrep --glob
+    # overrides the ignore files, so '*.py' would bring back every ignored .py file (.venv...).
     for glob in filters.exclude:
         args += ["--glob", "!" + _check_glob(glob).lstrip("!")]
     # Last, so they win over the caller's own globs (ripgrep: later globs take precedence).
@@ -136,6 +139,77 @@ def _common_args(filters: Filters) -> list[str]:
         for name in SKIPPED_UNLESS_IGNORED:
             args += ["--glob", f"!{name}/"]
     return args
+
+
+def matcher(globs: tuple[str, ...]) -> Callable[[str], bool] | None:
+    """A test of root-relative POSIX paths against gitignore-style globs (None: no globs, all pass).
+
+    A glob without a slash matches a name at any depth ('*.py'); with one it is anchored at the root
+    ('src/**', '/docs/*.md'); a glob that names a folder matches everything below it ('tests').
+    """
+    if not globs:
+        return None
+    patterns = [re.compile(_glob_regex(_check_glob(g))) for g in globs]
+    return lambda path: any(p.match(path) for p in patterns)
+
+
+def _glob_regex(glob: str) -> str:
+    glob = glob.strip()
+    anchored = glob.startswith("/") or "/" in glob.rstrip("/")
+    body = glob.strip("/")
+    out, i = [], 0
+    while i < len(body):
+        ch = body[i]
+        if body.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if body.startswith("/**", i) and i + 3 == len(body):
+            out.append("(?:/.*)?")
+            i += 3
+            continue
+        if body.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            close = body.find("]", i + 2 if body[i + 1 : i + 2] in ("!", "^") else i + 1)
+            if close < 0:
+                out.append(re.escape(ch))
+            else:
+                inner = body[i + 1 : close]
+                if inner[:1] in ("!", "^"):
+                    inner = "^" + inner[1:]
+                out.append("[" + inner.replace("\\", "\\\\") + "]")
+                i = close + 1
+                continue
+        elif ch == "{":
+            close = body.find("}", i)
+            if close < 0:
+                out.append(re.escape(ch))
+            else:
+                options = body[i + 1 : close].split(",")
+                out.append("(?:" + "|".join(_glob_regex_part(o) for o in options) + ")")
+                i = close + 1
+                continue
+        elif ch == "\\" and i + 1 < len(body):
+            out.append(re.escape(body[i + 1]))
+            i += 2
+            continue
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    core = "".join(out)
+    prefix = "" if anchored else "(?:.*/)?"
+    return f"^{prefix}{core}(?:/.*)?$"
+
+
+def _glob_regex_part(text: str) -> str:
+    return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in text)
 
 
 def _check_glob(glob: str) -> str:
@@ -187,6 +261,9 @@ def search_content(
         if message:
             raise ToolFailure("search failed: " + _short(message, 600), kind="unavailable")
     files = _parse_matches(out, max_matches_per_file)
+    wanted = matcher(filters.include)
+    if wanted is not None:
+        files = [f for f in files if wanted(f.path)]
     files.sort(key=lambda f: f.path)
     return ContentResult(files=files, complete=reason is None, reason=reason)
 
@@ -194,11 +271,15 @@ def search_content(
 def list_files(
     root: Path,
     *,
+    under: str = "",
     filters: Filters = Filters(),
     timeout: float = DEFAULT_TIMEOUT,
     max_output: int = MAX_OUTPUT,
 ) -> FilesResult:
-    """Every file under ``root`` that a search would look at (``rg --files``), unsorted."""
+    """Every file under ``root`` (or its folder ``under``, POSIX, relative) that a search would look
+    at (``rg --files``), unsorted, relative to ``root``. The root's ignore files apply in ``under`` too."""
+    # Walked from the root even for a folder, so the root's ignore files apply below it too (with the
+    # folder as ripgrep's path they would be "parent" ignore files, which are not read).
     args = [rg_binary(), *_common_args(filters), "--files", "--null", "--", "."]
     out, _err, _code, reason = _run(args, root, timeout, max_output)
     parts = out.split(b"\x00")
@@ -206,7 +287,14 @@ def list_files(
         parts.pop()
     elif parts and reason is not None:
         parts.pop()  # the last name was cut by the stop
-    return FilesResult(paths=[_rel(p) for p in parts], complete=reason is None, reason=reason)
+    paths = [_rel(p) for p in parts]
+    if under:
+        prefix = under.strip("/") + "/"
+        paths = [p for p in paths if p.startswith(prefix)]
+    wanted = matcher(filters.include)
+    if wanted is not None:
+        paths = [p for p in paths if wanted(p)]
+    return FilesResult(paths=paths, complete=reason is None, reason=reason)
 
 
 def _rel(raw: bytes) -> str:

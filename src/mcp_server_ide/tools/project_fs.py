@@ -466,8 +466,8 @@ def _without_ignored(resolved: sandbox.Resolved, entries: list[_Entry]) -> tuple
     kept when its folder is.
     """
     prefix = resolved.rel + "/" if resolved.rel else ""
-    listed = search.list_files(resolved.path)
-    kept_files = {prefix + p for p in listed.paths}
+    listed = search.list_files(resolved.root, under=resolved.rel)
+    kept_files = set(listed.paths)
     has_kept: set[str] = set()
     has_files: set[str] = set()
     for rel, kind, _ in entries:
