@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..registry import ToolFailure
 
 
@@ -11,7 +13,9 @@ def replace_exact(text: str, old: str, new: str, *, replace_all: bool, name: str
     0 matches, or 2+ without ``replace_all``, change nothing and say how many matched.
     """
     if old == "":
-        raise ToolFailure("invalid parameters: the text to search for is empty; give the exact text to replace")
+        raise ToolFailure(
+            "invalid parameters: the text to search for is empty; give the exact text to replace"
+        )
     count = text.count(old)
     if count == 0:
         hint = ""
@@ -36,9 +40,17 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
 def split_lines(text: str) -> list[str]:
-    """Lines with their ``\\n`` kept (the last one may have none)."""
-    return text.splitlines(keepends=True) if "\r" not in text else text.split("\n")
+    """Lines with their own break kept (the last one may have none). Only ``\\n``, ``\\r\\n`` and
+    ``\\r`` end a line, as in an editor: form feeds, U+2028 and the like are text inside a line."""
+    return _LINE.findall(text)
+
+
+def _line_break(line: str) -> str:
+    return "\r\n" if line.endswith("\r\n") else line[-1:] if line.endswith(("\n", "\r")) else ""
 
 
 def replace_lines(text: str, start: int, end: int, content: str, offset: int, *, name: str) -> str:
@@ -47,25 +59,31 @@ def replace_lines(text: str, start: int, end: int, content: str, offset: int, *,
     ``end == start - 1`` inserts before line ``start``. The replaced region's final line break is
     kept when ``content`` has none, so the next line stays on its own line.
     """
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     total = len(lines)
     if start < 1 or start > total + 1:
-        raise ToolFailure(f"invalid parameters: startLine {start} is outside 1..{total + 1} for {name!r} ({total} lines)")
+        raise ToolFailure(
+            f"invalid parameters: startLine {start} is outside 1..{total + 1} for {name!r} ({total} lines)"
+        )
     if end < start - 1 or end > total:
         raise ToolFailure(
             f"invalid parameters: endLine {end} must be between startLine - 1 ({start - 1}) and the last line ({total})"
         )
     first = lines[start - 1] if start <= total else ""
-    first_body = first.rstrip("\n")
+    first_body = first[: len(first) - len(_line_break(first))]
     if offset < 0 or offset > len(first_body):
-        raise ToolFailure(f"invalid parameters: offset {offset} is outside 0..{len(first_body)} on line {start}")
+        raise ToolFailure(
+            f"invalid parameters: offset {offset} is outside 0..{len(first_body)} on line {start}"
+        )
     head = "".join(lines[: start - 1]) + first[:offset]
-    if start > total and head and not head.endswith("\n"):
+    if start > total and head and not _line_break(head):
         head += "\n"
     if end >= start:
         tail = "".join(lines[end:])
-        if lines[end - 1].endswith("\n") and not content.endswith("\n"):
-            content += "\n"
+        # The replaced lines' own final break stays (\r\n or \r in a file of mixed endings).
+        ending = _line_break(lines[end - 1])
+        if ending and not _line_break(content):
+            content += ending
     else:
         tail = first[offset:] + "".join(lines[start:])
     return head + content + tail

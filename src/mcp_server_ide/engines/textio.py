@@ -15,8 +15,10 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import hashlib
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -93,7 +95,10 @@ def decode(raw: bytes, mode: int = 0o644, name: str = "file") -> TextFile:
     """Decode bytes as text, keeping what is needed to encode them back identically."""
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
-            text = raw[len(bom) :].decode(encoding, errors="strict")
+            try:
+                text = raw[len(bom) :].decode(encoding, errors="strict")
+            except UnicodeDecodeError:
+                break  # it only starts like a BOM: read it as the bytes it is, below
             return _with_newlines(text, encoding, bom, raw, mode)
     if b"\x00" in raw[:BINARY_PROBE]:
         raise ToolFailure(
@@ -190,9 +195,12 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, exclusive:
     temp file, which fails on an existing name, a symlink included).
     """
     folder = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=sandbox.TEMP_MARK, dir=folder)
+    # The name is cut so that the temp name fits NAME_MAX even for a file with a very long name.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=sandbox.TEMP_MARK, dir=folder)
     try:
         try:
+            if not exclusive:
+                _keep_owner(fd, path)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
@@ -207,12 +215,22 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, exclusive:
         else:
             os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(folder)
+
+
+def _keep_owner(fd: int, path: Path) -> None:
+    """Give the temp file the owner of the file it replaces (a server running as root must not
+    hand the user's files to root). Without the right to, the file keeps ours, as any editor's would."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+        with contextlib.suppress(OSError):
+            os.fchown(fd, st.st_uid, st.st_gid)
 
 
 def sweep_temp_files(folder: Path) -> None:
@@ -266,7 +284,9 @@ def _map_os_error(exc: OSError, resolved: Resolved) -> ToolFailure:
             kind="unavailable",
         )
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return ToolFailure(f"permission denied writing {resolved.display_rel!r}; the file is unchanged", "refused")
+        return ToolFailure(
+            f"permission denied writing {resolved.display_rel!r}; the file is unchanged", "refused"
+        )
     if exc.errno == errno.EEXIST:
         return ToolFailure(
             f"refused: {resolved.display_rel!r} already exists (rule: create never overwrites; "
@@ -277,7 +297,9 @@ def _map_os_error(exc: OSError, resolved: Resolved) -> ToolFailure:
         return ToolFailure(
             f"not found: the folder of {resolved.display_rel!r} does not exist", kind="not_found"
         )
-    return ToolFailure(f"failed writing {resolved.display_rel!r}: {exc.strerror}; the file is unchanged", "unavailable")
+    return ToolFailure(
+        f"failed writing {resolved.display_rel!r}: {exc.strerror}; the file is unchanged", "unavailable"
+    )
 
 
 def write_file(
@@ -334,6 +356,23 @@ def _make_parents(ws: Workspace, resolved: Resolved) -> None:
             raise sandbox.outside(resolved.rel)
 
 
+TRUNCATION_MARKER = re.compile(r"…\[\d+ bytes truncated\]…")
+"""What a capped read (``project_fs_read`` over 200 KB) puts where it left text out."""
+
+
+def refuse_truncated(new_text: str, old_text: str, resolved: Resolved) -> None:
+    """Refuse new text carrying a truncated read's marker that the file itself does not hold:
+    writing it back would replace the left-out middle of the file with the marker (SECURITY.md §7)."""
+    for found in TRUNCATION_MARKER.finditer(new_text):
+        if found.group(0) not in old_text:
+            raise ToolFailure(
+                f"refused: the new text for {resolved.display_rel!r} contains the marker {found.group(0)!r} "
+                "of a truncated read (rule: truncated text is never written back). Read the omitted lines with "
+                "project_fs_read startLine/endLine and change only the region you mean.",
+                kind="refused",
+            )
+
+
 def edit_text(
     ws: Workspace,
     resolved: Resolved,
@@ -350,6 +389,7 @@ def edit_text(
         old = read_text(resolved)
         check_expected(old.raw, expected_hash, resolved)
         new_text = transform(old)  # type: ignore[operator]
+        refuse_truncated(new_text, old.text, resolved)
         data = encode(new_text, old, resolved.display_rel)
         if data != old.raw:
             write_file(ws, resolved, data, before=old.raw, mode=old.mode)

@@ -145,11 +145,13 @@ def rewrite_file_content(
         if resolved.path.exists():
             old = textio.read_text(resolved)
             textio.check_expected(old.raw, expectedHash, resolved)
+            textio.refuse_truncated(text, old.text, resolved)
             data = textio.encode(textio.normalise_input(text, old), old, resolved.display_rel)
             if data != old.raw:
                 textio.write_file(ws, resolved, data, before=old.raw, mode=old.mode)
             return _written(resolved, data, start, created=False)
         textio.check_expected(None, expectedHash, resolved)
+        textio.refuse_truncated(text, "", resolved)
         data = textio.encode(text, None)
         textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
         return _written(resolved, data, start, created=True)
@@ -171,6 +173,7 @@ def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteR
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
+    textio.refuse_truncated(text, "", resolved)
     data = textio.encode(text, None)
     with textio.file_lock(resolved.path):
         if os.path.lexists(resolved.path):
@@ -299,6 +302,7 @@ def append_file_content(
     if not os.path.lexists(resolved.path):
         with textio.file_lock(resolved.path):
             textio.check_expected(None, expectedHash, resolved)
+            textio.refuse_truncated(text, "", resolved)
             data = textio.encode(text, None)
             textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
         return _written(resolved, data, start, created=True)
