@@ -58,8 +58,7 @@ def test_json_lists_every_tool_with_full_schema(http_server: Any, ws_path: Path)
             assert field["description"] == prop.get("description", "")
             if "default" in prop:
                 assert field["default"] == prop["default"]
-            if field["required"]:
-                assert "example" in field, (name, field)
+            assert "example" in field, (name, field)
         assert isinstance(tool["example"]["arguments"], dict)
         assert set(tool["example"]["arguments"]) >= required, name
         assert "result" in tool["example"]

@@ -127,10 +127,8 @@ def _inputs(schema: dict[str, Any], example: dict[str, Any]) -> list[dict[str, A
         limits = {k: prop[k] for k in ("minimum", "maximum", "minLength", "maxLength") if k in prop}
         if limits:
             item["limits"] = limits
-        if name in example:
-            item["example"] = example[name]
-        elif name in required:
-            item["example"] = example_value(prop, defs, name)
+        # Every field has an example: the tool's own, else its default, else one made from its schema.
+        item["example"] = example[name] if name in example else example_value(prop, defs, name)
         out.append(item)
     return out
 
@@ -493,7 +491,7 @@ def _input_row(i: dict[str, Any]) -> str:
     if "limits" in i:
         text = ", ".join(f"{k} {v}" for k, v in i["limits"].items())
         bits.append(f'<span class="meta">{html.escape(text)}</span>')
-    if "example" in i:
+    if "example" in i and not ("default" in i and i["example"] == i["default"]):
         shown = json.dumps(i["example"], ensure_ascii=False)
         if len(shown) > 120:
             shown = shown[:117] + "…"
