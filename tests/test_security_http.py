@@ -844,3 +844,19 @@ def test_all_interfaces_bind_with_a_token_still_checks_host(http_server, ws_path
     resp = raw(port, request("GET", "/mcp/status", {"Host": f"127.0.0.1:{port}"}), whole=False)
     assert status_of(resp) == 401
     assert TOKEN not in server.log()
+
+
+def test_kept_alive_connections_answer_without_a_nagle_delay(http_server, ws_path: Path) -> None:
+    # A regression guard: with the listening socket created with proto 0, asyncio never set
+    # TCP_NODELAY and every answer after the first on a kept-alive connection took ~40 ms.
+    (ws_path / "a.txt").write_text("alpha\n")
+    server = http_server(ws_path)
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        times = []
+        for _ in range(15):
+            start = time.perf_counter()
+            r = http.post("/mcp/get_file_text_by_path", json={"pathInProject": "a.txt"})
+            times.append(time.perf_counter() - start)
+            assert r.status_code == 200
+    median = sorted(times)[len(times) // 2]
+    assert median < 0.02, f"median {median * 1000:.1f} ms per kept-alive request"

@@ -20,6 +20,7 @@ import stat
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import anyio
 import httpx
@@ -507,6 +508,117 @@ def _items(result: Any) -> list[dict[str, Any]]:
         data = data["result"]
     assert isinstance(data, list), data
     return data
+
+
+OTHER_PATH_KEYS = ("pathInProject", "path", "cwd", "paths", "files")
+OTHER_ATTACKS = [
+    "../../etc/passwd",
+    "/etc/passwd",
+    "leak",
+    "d/etc/passwd",
+    "../{sib.name}/x",
+    "ev/x",
+    "out/secret.txt",
+    "/proc/self/root/etc/passwd",
+    "a\x00.txt",
+    "d",
+    "sub/upup",
+]
+
+
+def _other_path_tools() -> list[tuple[str, str]]:
+    from mcp_server_ide.runner import ToolRunner
+
+    specs = [s for s in registered_specs() if s.category not in CORE_CATEGORIES]
+    runner = ToolRunner(specs, lambda *a: None)  # type: ignore[arg-type,return-value]
+    found = []
+    for spec in specs:
+        props = runner.input_schema(spec.name).get("properties", {})
+        found += [(spec.name, key) for key in OTHER_PATH_KEYS if key in props]
+    return found
+
+
+OTHER_PATH_TOOLS = _other_path_tools()
+
+
+@pytest.mark.parametrize(("tool", "key"), OTHER_PATH_TOOLS, ids=[f"{t}.{k}" for t, k in OTHER_PATH_TOOLS])
+async def test_every_other_path_parameter_stays_inside(mcp, arena: Arena, tool: str, key: str) -> None:
+    """The same walls for the other tools that take a path (editor, code, git, journal, terminal cwd...)."""
+    spec = next(s for s in registered_specs() if s.name == tool)
+    async with mcp(arena.ws) as client:
+        for raw in OTHER_ATTACKS:
+            attack = arena.fmt(raw)
+            args = dict(spec.example or {})
+            args[key] = [attack] if key in ("paths", "files") else attack
+            result = await _call(client, tool, args, timeout=60)
+            text = result_text(result)
+            where = f"{tool}({key}={attack!r})"
+            assert not is_crash(tool, text), f"{where} crashed: {text[:300]}"
+            leaks = host_leaks(text, ws=arena.ws, forbidden=arena.forbidden()[:3], echo=attack)
+            assert not leaks, f"{where} leaked {leaks}: {text[:1000]}"
+            assert result.is_error, f"{where} was not refused: {text[:300]}"
+    arena.check_untouched()
+
+
+RESOURCE_ATTACKS = [
+    "file:///etc/passwd",
+    "file://localhost/etc/passwd",
+    "file:///etc/{probe}",
+    "file://{ws}/../{sib.name}/x",
+    "file://{ws}/%2e%2e/%2e%2e/etc/passwd",
+    "file://{ws}/%2E%2E/{sib.name}/x",
+    "file://{ws}_evil/x",
+    "file://{ws}/leak",
+    "file://{ws}/leak_missing",
+    "file://{ws}/d/etc/shadow",
+    "file://{ws}/ev/x",
+    "file://{ws}/out/secret.txt",
+    "file://{ws}/p/etc/passwd",
+    "file:///proc/self/root/etc/passwd",
+    "file://{ws}/fifo",
+    "file://{ws}/z",
+    "file:///dev/zero",
+    "file://{ws}/a%00.txt",
+    "file://{ws}/loop1",
+    "file://{ws}/" + "a/" * 3000,
+    "file://evil.com/etc/passwd",
+    "file:etc/passwd",
+    "FILE:///etc/passwd",
+    "file:///{ws}/..%2f..%2fetc%2fpasswd",
+    "ide://../../etc/passwd",
+]
+
+
+async def test_file_resources_stay_inside(mcp, arena: Arena) -> None:
+    async with mcp(arena.ws) as client:
+        answers: dict[str, str] = {}
+        for raw in RESOURCE_ATTACKS:
+            uri = arena.fmt(raw)
+            try:
+                with anyio.fail_after(10):
+                    result = await client.read_resource(uri)
+            except TimeoutError:
+                raise AssertionError(f"resources/read {uri!r} blocked") from None
+            except Exception as exc:  # the JSON-RPC error the client raises
+                text = str(exc)
+            else:
+                raise AssertionError(f"resources/read {uri!r} was answered: {str(result)[:300]}")
+            # The caller's own URI (or the path in it, %-decoded) may be echoed; nothing else.
+            for form in (uri, unquote(uri)):
+                text = text.replace(form, "<URI>").replace(form[len("file://") :], "<P>")
+            leaks = host_leaks(text, ws=arena.ws, forbidden=arena.forbidden()[:3])
+            assert not leaks, f"resources/read {uri!r} leaked {leaks}: {text}"
+            answers[raw] = text.replace(PROBE, "passwd")
+        # No existence oracle: a real /etc/passwd and a missing name answer alike.
+        assert answers["file:///etc/passwd"] == answers["file:///etc/{probe}"]
+        listed = await client.list_resources()
+        for resource in listed.resources:
+            uri = str(resource.uri)
+            if uri.startswith("file:"):
+                path = Path(uri[len("file://") :])
+                assert path.is_relative_to(arena.ws) and not path.is_symlink(), f"listed {uri}"
+                assert os.path.realpath(path).startswith(str(arena.ws) + os.sep), f"listed {uri}"
+    arena.check_untouched()
 
 
 async def test_wrong_typed_paths_are_refused(mcp, arena: Arena) -> None:

@@ -41,7 +41,10 @@ def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
     candidates = [wanted] if wanted is not None else list(PORT_RANGE)
     last_error: OSError | None = None
     for port in candidates:
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
+        # without it every answer after the first on a kept-alive connection waits ~40 ms (Nagle
+        # against the client's delayed ACK).
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
@@ -109,6 +112,10 @@ async def serve(server: Any, runner: Any, workspaces: Any, settings: HttpSetting
     sock, port = pick_port(settings.host, settings.port)
     app = build_app(server, runner, workspaces, settings, port)
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
-    print(f"mcp-server-ide: listening on http://{shown}:{port}/mcp (seed REST at /mcp/<tool>, reference at /mcp/tools)", file=sys.stderr, flush=True)
+    print(
+        f"mcp-server-ide: listening on http://{shown}:{port}/mcp (seed REST at /mcp/<tool>, reference at /mcp/tools)",
+        file=sys.stderr,
+        flush=True,
+    )
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     await uvicorn.Server(config).serve(sockets=[sock])
