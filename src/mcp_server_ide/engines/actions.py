@@ -260,14 +260,13 @@ def test_runners(ws: Workspace) -> list[runconfigs.Step]:
 
 
 def _git_remotes(ws: Workspace) -> list[str]:
-    from . import git
+    """The repository's remotes (a contained read: no hooks, fsmonitor or pager)."""
+    from . import gitquery
 
-    if not (ws.root / ".git").exists():
+    if not (ws.root / ".git").exists() or shutil.which("git") is None:
         return []
-    try:
-        return git.repo(ws).remotes()
-    except ToolFailure:
-        return []
+    out = gitquery.run(ws, "remote")
+    return [line.strip() for line in out.text.splitlines() if line.strip()] if out.ok else []
 
 
 def available(ws: Workspace) -> list[Action]:
