@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -500,6 +503,76 @@ async def test_names_that_are_not_utf8_never_break_an_answer(mcp, ws_path: Path)
         missing = await _call(client, "get_file_text_by_path", {"pathInProject": "nope\udce9.txt"})
         assert missing.is_error and not is_crash("get_file_text_by_path", result_text(missing))
     assert Path(os.fsdecode(os.path.join(raw, b"caf\xe9.txt"))).read_bytes() == b"root there\n"
+
+
+SWAPPER = """
+import os, sys, time
+ws, out, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+sub, real = os.path.join(ws, "sub"), os.path.join(ws, "sub_real")
+end = time.time() + seconds
+while time.time() < end:
+    try:
+        os.rename(sub, real)
+        os.symlink(out, sub)
+        os.unlink(sub)
+        os.rename(real, sub)
+    except OSError:
+        if os.path.islink(sub):
+            os.unlink(sub)
+        if os.path.isdir(real):
+            try:
+                os.rename(real, sub)
+            except OSError:
+                pass
+"""
+
+
+async def test_a_folder_swapped_for_a_link_mid_call_never_leads_outside(mcp, ws_path: Path) -> None:
+    """Another process swaps `sub` between a real folder and a link to a folder outside, as fast as
+    it can, while tools read, list and write under `sub`: no call may read, list or write outside
+    (resolve-then-open races; each step is taken beneath the root without following links)."""
+    outside = ws_path.parent / "outside"
+    outside.mkdir()
+    (outside / "inner.txt").write_text("OUTSIDE-SECRET\n")
+    (outside / "only-outside.txt").write_text("OUTSIDE-SECRET\n")
+    (ws_path / "sub").mkdir()
+    (ws_path / "sub/inner.txt").write_text("inner\n")
+    before = snapshot(outside)
+    names = {s.name for s in registered_specs()}
+    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(ws_path), str(outside), "6"])
+    calls = 0
+    try:
+        async with mcp(ws_path) as client:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                calls += 1
+                batch = [
+                    ("get_file_text_by_path", {"pathInProject": "sub/inner.txt"}),
+                    ("list_files_in_folder", {"pathInProject": "sub"}),
+                    ("create_new_file_with_text", {"pathInProject": f"sub/new{calls}.txt", "text": "x"}),
+                    ("append_file_content", {"pathInProject": "sub/log.txt", "text": "x"}),
+                    (
+                        "replace_specific_text",
+                        {"pathInProject": "sub/inner.txt", "searchText": "inner", "replaceText": "inner"},
+                    ),
+                ]
+                if "project_fs_read" in names:
+                    batch += [
+                        ("project_fs_read", {"path": "sub/inner.txt"}),
+                        ("project_fs_write", {"path": f"sub/pfs{calls}.txt", "content": "x"}),
+                        ("project_fs_list", {"dir": "sub"}),
+                    ]
+                for tool, args in batch:
+                    result = await _call(client, tool, args)
+                    text = result_text(result)
+                    assert not is_crash(tool, text), f"{tool} crashed in the race: {text[:300]}"
+                    assert "OUTSIDE-SECRET" not in text and "only-outside" not in text, (
+                        f"{tool} read outside: {text[:300]}"
+                    )
+    finally:
+        swapper.wait(30)
+    assert snapshot(outside) == before, "a write went outside through the swapped folder"
+    assert calls > 50
 
 
 def _items(result: Any) -> list[dict[str, Any]]:

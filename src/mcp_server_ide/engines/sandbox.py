@@ -14,6 +14,7 @@ Rules (SECURITY.md §1, §2):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import stat
@@ -79,12 +80,26 @@ def resolve(ws: Workspace, user_path: str) -> Resolved:
     if lexical == ".." or lexical.startswith("../"):
         raise outside(user_path)
     candidate = os.path.join(root, rel_in) if rel_in else str(root)
-    real = Path(os.path.realpath(candidate))
+    real = Path(_realpath(candidate))
     if not _inside(real, root):
         raise outside(user_path)
     _check_length(str(real))
     rel = real.relative_to(root).as_posix()
     return Resolved(path=real, rel="" if rel == "." else rel, root=root, lexical=lexical)
+
+
+def _realpath(path: str) -> str:
+    """``os.path.realpath``, which raises when a link vanishes while it is being read (a race)."""
+    for _ in range(3):
+        try:
+            return os.path.realpath(path)
+        except OSError:
+            continue  # a link changed under us: look again
+    raise ToolFailure(
+        "refused: the path kept changing while it was being resolved (rule: a path is checked as it is "
+        "at the moment of the call); try again",
+        kind="conflict",
+    )
 
 
 def _check_length(path: str) -> None:
@@ -136,10 +151,60 @@ def protected_match(rel: str, configured: tuple[str, ...]) -> str | None:
     return None
 
 
-def open_regular(resolved: Resolved) -> int:
-    """Open a regular file for reading without ever blocking; refuse FIFOs, devices and sockets."""
+_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+
+
+def open_folder_beneath(root: Path, rel_folder: str, *, create: bool = False) -> int:
+    """A descriptor of ``rel_folder`` (POSIX, relative to ``root``) reached one name at a time,
+    never following a symlink. :func:`resolve` checked the path, but a folder on it can be swapped
+    for a link out before the file is opened (a race another process can win); walking with
+    ``O_NOFOLLOW`` then fails (ELOOP/ENOTDIR) instead of leading outside. With ``create``, missing
+    folders are made on the way, each one opened the same way."""
+    fd = os.open(root, _DIR_FLAGS)
     try:
-        fd = os.open(resolved.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+        for part in rel_folder.split("/"):
+            if part in ("", "."):
+                continue
+            try:
+                nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=fd)
+                nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_listing(root: Path, rel_folder: str) -> int:
+    """A readable descriptor of a folder beneath ``root`` for ``os.scandir`` (reached as
+    :func:`open_folder_beneath` reaches it). The caller closes it."""
+    folder_fd = open_folder_beneath(root, rel_folder)
+    try:
+        return os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=folder_fd)
+    finally:
+        os.close(folder_fd)
+
+
+def open_regular(resolved: Resolved) -> int:
+    """Open a regular file for reading without ever blocking; refuse FIFOs, devices and sockets.
+
+    The file is opened beneath the root one name at a time (:func:`open_folder_beneath`), so a
+    folder swapped for a symlink after :func:`resolve` cannot lead the read outside."""
+    if resolved.is_root:
+        raise is_a_directory(resolved)
+    folder, _, name = resolved.rel.rpartition("/")
+    try:
+        dir_fd = open_folder_beneath(resolved.root, folder)
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)
     except FileNotFoundError:
         raise not_found(resolved) from None
     except IsADirectoryError:
@@ -186,7 +251,7 @@ def _pick_root(ws: Workspace, text: str, original: str) -> tuple[Path, str]:
         return ws.root, ""
     if text.startswith("/"):
         for root in ws.roots:
-            real_text = os.path.realpath(text) if not _contains_dotdot(text) else text
+            real_text = _realpath(text) if not _contains_dotdot(text) else text
             for form in (text, real_text):
                 if _inside(Path(posixpath.normpath(form)), root):
                     rel = Path(posixpath.normpath(form)).relative_to(root).as_posix()

@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import os
 import re
+import secrets
 import stat
 import tempfile
 import threading
@@ -188,12 +189,33 @@ def check_expected(current: bytes | None, expected_hash: str | None, resolved: R
         )
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None, *, exclusive: bool = False) -> None:
+def atomic_write(
+    path: Path,
+    data: bytes,
+    mode: int | None = None,
+    *,
+    exclusive: bool = False,
+    root: Path | None = None,
+    make_parents: bool = False,
+) -> None:
     """Write ``data`` to ``path`` so that any crash leaves the old bytes or the new ones.
 
     ``exclusive`` creates the file only if it does not exist (a hard link of the finished
-    temp file, which fails on an existing name, a symlink included).
+    temp file, which fails on an existing name, a symlink included). With ``root`` (workspace
+    files), the folder is reached beneath the root without following a symlink and every step
+    happens relative to it, so a folder swapped for a link out meanwhile cannot redirect the write;
+    ``make_parents`` then creates missing folders the same way.
     """
+    if root is not None:
+        rel_folder = path.parent.relative_to(root).as_posix()
+        dir_fd = sandbox.open_folder_beneath(
+            root, "" if rel_folder == "." else rel_folder, create=make_parents
+        )
+        try:
+            _write_beneath(dir_fd, path.name, data, mode, exclusive)
+        finally:
+            os.close(dir_fd)
+        return
     folder = path.parent
     # The name is cut so that the temp name fits NAME_MAX even for a file with a very long name.
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=sandbox.TEMP_MARK, dir=folder)
@@ -221,11 +243,53 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, exclusive:
     _fsync_dir(folder)
 
 
-def _keep_owner(fd: int, path: Path) -> None:
+def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclusive: bool) -> None:
+    """:func:`atomic_write` relative to an open folder: temp file, fsync, rename (or link), fsync."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        # Named as tempfile.mkstemp names them (the sweep and the listings know the suffix).
+        tmp = f".{name[:100]}.{secrets.token_hex(4)}{sandbox.TEMP_MARK}"
+        try:
+            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError("no free temporary name")
+    try:
+        try:
+            if not exclusive:
+                _keep_owner(fd, name, dir_fd)
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fchmod(fd, mode if mode is not None else _default_mode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exclusive:
+            os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+            os.unlink(tmp, dir_fd=dir_fd)
+        else:
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    with contextlib.suppress(OSError):
+        folder_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
+        try:
+            os.fsync(folder_fd)
+        finally:
+            os.close(folder_fd)
+
+
+def _keep_owner(fd: int, path: Path | str, dir_fd: int | None = None) -> None:
     """Give the temp file the owner of the file it replaces (a server running as root must not
     hand the user's files to root). Without the right to, the file keeps ours, as any editor's would."""
     try:
-        st = os.stat(path)
+        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return
     if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
@@ -316,9 +380,9 @@ def write_file(
     from . import changes
 
     try:
-        if make_parents:
-            _make_parents(ws, resolved)
-        atomic_write(resolved.path, data, mode, exclusive=exclusive)
+        atomic_write(
+            resolved.path, data, mode, exclusive=exclusive, root=resolved.root, make_parents=make_parents
+        )
     except OSError as exc:
         raise _map_os_error(exc, resolved) from None
     changes.publish(ws, changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=data))
@@ -334,26 +398,19 @@ def delete_file(ws: Workspace, resolved: Resolved, *, before: bytes | None) -> N
 
     if resolved.path.is_dir() and not resolved.path.is_symlink():
         raise sandbox.is_a_directory(resolved)
+    folder, _, name = resolved.rel.rpartition("/")
     try:
-        os.unlink(resolved.path)
+        # Beneath the root without following links: a folder swapped for a link out meanwhile
+        # cannot make this remove a file outside.
+        dir_fd = sandbox.open_folder_beneath(resolved.root, folder)
+        try:
+            os.unlink(name, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)
     except OSError as exc:
         raise _map_os_error(exc, resolved) from None
     _fsync_dir(resolved.path.parent)
     changes.publish(ws, changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=None))
-
-
-def _make_parents(ws: Workspace, resolved: Resolved) -> None:
-    parent = resolved.path.parent
-    missing: list[Path] = []
-    while not parent.exists():
-        missing.append(parent)
-        parent = parent.parent
-    for folder in reversed(missing):
-        # Each new folder is re-checked: a folder created meanwhile as a symlink out is refused.
-        os.mkdir(folder)
-        real = Path(os.path.realpath(folder))
-        if not real.is_relative_to(resolved.root):
-            raise sandbox.outside(resolved.rel)
 
 
 TRUNCATION_MARKER = re.compile(r"…\[\d+ bytes truncated\]…")

@@ -209,25 +209,36 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
     textio.sweep_temp_files(resolved.path)
     entries: list[FolderEntry] = []
     prefix = resolved.rel + "/" if resolved.rel else ""
-    with os.scandir(resolved.path) as it:
-        for entry in it:
-            if sandbox.is_temp_name(entry.name):
-                continue
-            kind, size = _entry_kind(entry, resolved.root)
-            item = FolderEntry(name=entry.name, type=kind, path=(prefix + entry.name).replace("/", os.sep))
-            if size is not None:
-                item["size"] = size
-            entries.append(item)
+    try:
+        # Reached beneath the root without following links: a folder swapped for a link out since
+        # resolve() cannot make this list a folder outside.
+        listing_fd = sandbox.open_listing(resolved.root, resolved.rel)
+    except OSError:
+        raise sandbox.not_found(resolved) from None
+    try:
+        with os.scandir(listing_fd) as it:
+            for entry in it:
+                if sandbox.is_temp_name(entry.name):
+                    continue
+                kind, size = _entry_kind(entry, resolved.root, resolved.path)
+                item = FolderEntry(
+                    name=entry.name, type=kind, path=(prefix + entry.name).replace("/", os.sep)
+                )
+                if size is not None:
+                    item["size"] = size
+                entries.append(item)
+    finally:
+        os.close(listing_fd)
     entries.sort(key=lambda e: (e["type"] != "directory", e["name"].casefold(), e["name"]))
     return entries
 
 
 def _entry_kind(
-    entry: os.DirEntry[str], root: os.PathLike[str]
+    entry: os.DirEntry[str], root: os.PathLike[str], folder: os.PathLike[str]
 ) -> tuple[Literal["file", "directory", "symlink", "other"], int | None]:
     try:
         if entry.is_symlink():
-            real = os.path.realpath(entry.path)
+            real = os.path.realpath(os.path.join(folder, entry.name))
             if not (real == str(root) or real.startswith(str(root) + os.sep)):
                 return "symlink", None
         if entry.is_dir():

@@ -420,13 +420,20 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> tuple[list[_Entry], bo
     """Entries below the folder (paths relative to the root, POSIX), never following a symlink."""
     entries: list[_Entry] = []
     prefix = resolved.rel + "/" if resolved.rel else ""
-    stack = [(str(resolved.path), prefix)]
+    stack = [(resolved.rel, prefix)]
     seen: set[tuple[int, int]] = set()
     while stack:
         folder, base = stack.pop()
         try:
-            it = os.scandir(folder)
+            # Beneath the root without following links: a folder swapped for a link out since
+            # resolve() cannot make the walk list a folder outside.
+            folder_fd = sandbox.open_listing(resolved.root, folder)
         except OSError:
+            continue
+        try:
+            it = os.scandir(folder_fd)
+        except OSError:
+            os.close(folder_fd)
             continue
         with it:
             for entry in it:
@@ -446,7 +453,7 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> tuple[list[_Entry], bo
                             key = (st.st_dev, st.st_ino)
                             if key not in seen:  # a bind mount looping back is walked once
                                 seen.add(key)
-                                stack.append((entry.path, rel + "/"))
+                                stack.append((rel, rel + "/"))
                     elif entry.is_file(follow_symlinks=False):
                         kind = "file"
                         size = entry.stat(follow_symlinks=False).st_size
@@ -454,7 +461,9 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> tuple[list[_Entry], bo
                     pass
                 entries.append((rel, kind, size))
                 if len(entries) >= MAX_WALK:
+                    os.close(folder_fd)
                     return entries, False
+        os.close(folder_fd)
     return entries, True
 
 
