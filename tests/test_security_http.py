@@ -185,6 +185,10 @@ def test_bad_host_and_origin_are_refused_on_every_door(http_server, ws_path: Pat
         resp = raw(port, request("GET", "/mcp/status", {"Host": good_host, "Origin": origin}))
         assert status_of(resp) == 200, f"Origin {origin!r} refused: {resp[:300]!r}"
         _no_cors(resp)
+    # The reference page is public (no token) but not exempt from the Host and Origin checks.
+    for headers in ({"Host": "evil.com"}, {"Host": good_host, "Origin": "http://evil.com"}):
+        resp = raw(port, request("GET", "/mcp/tools", headers), whole=False)
+        assert status_of(resp) == 403, f"/mcp/tools with {headers}: {resp[:200]!r}"
     for host in (good_host, f"localhost:{port}", f"[::1]:{port}", "127.0.0.1", "localhost"):
         resp = raw(port, request("GET", "/mcp/status", {"Host": host}))
         assert status_of(resp) == 200, f"Host {host!r} refused: {resp[:300]!r}"
@@ -206,6 +210,10 @@ def test_repeated_host_origin_and_authorization_headers_are_refused(http_server,
         f"GET /mcp/status HTTP/1.1\r\nHost: {good}\r\nAuthorization: {auth}\r\nAuthorization: Bearer wrong\r\n\r\n",
         f"POST /mcp/status HTTP/1.1\r\nHost: {good}\r\nAuthorization: {auth}\r\nContent-Length: 2\r\n"
         "Content-Length: 100000000000\r\n\r\n{}",
+        # Request smuggling shapes: a length and chunking at once, a folded header.
+        f"POST /mcp/get_file_text_by_path HTTP/1.1\r\nHost: {good}\r\nAuthorization: {auth}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        f"GET /mcp/status HTTP/1.1\r\nHost: evil.com\r\n {good}\r\nAuthorization: {auth}\r\n\r\n",
     ]
     for case in cases:
         resp = raw(port, case.encode(), whole=False)

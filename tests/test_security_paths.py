@@ -173,6 +173,10 @@ OUTSIDE_READ = [
     "a\x00.txt",
     "src/app.py\x00/../../../etc/passwd",
     "\x00",
+    "\\\\evil\\share\\x",  # a UNC path
+    "C:\\..\\..\\etc\\passwd",
+    "sub/up/../../etc/passwd",  # lexically inside, really out (sub/up is the root)
+    "sub/up/../a.txt",
 ]
 
 OUTSIDE_WRITE = [
