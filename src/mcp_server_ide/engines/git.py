@@ -464,7 +464,7 @@ class Repo:
         assert self._gitdir is not None
         return self._gitdir
 
-    def _env(self, mode: Mode) -> dict[str, str]:
+    def _env(self, mode: Mode, *, overrides: bool = True) -> dict[str, str]:
         if self._base_env is None:
             env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEEP_ENV}
             for k in ("LC_ALL", "LANGUAGE", "PAGER", "SSH_ASKPASS"):
@@ -488,6 +488,8 @@ class Repo:
         env = dict(self._base_env)
         if mode == "read":
             env["GIT_OPTIONAL_LOCKS"] = "0"  # a read never takes index.lock from the user's own git
+        if not overrides:
+            return env
         pairs = self._overrides(mode)
         env["GIT_CONFIG_COUNT"] = str(len(pairs))
         for i, (key, value) in enumerate(pairs):
@@ -561,7 +563,7 @@ class Repo:
         return files
 
     def _read_config(self) -> tuple[list[tuple[str, str, str | None]], list[str]]:
-        env = dict(self._env_plain())
+        env = self._env("read", overrides=False)  # `git config` runs no repository programs
         result = self._spawn(
             ["config", "--list", "--show-scope", "--show-origin", "-z"], env=env, timeout=READ_TIMEOUT
         )
@@ -587,13 +589,6 @@ class Repo:
                         target if os.path.isabs(target) else os.path.join(os.path.dirname(path), target)
                     )
         return entries, sorted(set(files))
-
-    def _env_plain(self) -> dict[str, str]:
-        env = self._env("write")
-        for k in [k for k in env if k.startswith("GIT_CONFIG_KEY_") or k.startswith("GIT_CONFIG_VALUE_")]:
-            del env[k]
-        env.pop("GIT_CONFIG_COUNT", None)
-        return env
 
     def local_config(self, pattern: re.Pattern[str] | Sequence[re.Pattern[str]]) -> list[str]:
         """Keys set by the repository's own configuration (local or worktree scope) matching ``pattern``."""
@@ -1154,6 +1149,17 @@ class Repo:
         """Fetch ``branch`` from the configured ``remote`` and fast-forward the current branch to it."""
         check_remote(remote)
         with self._lock:
+            op = self.operation()
+            if op is not None:
+                raise ToolFailure(
+                    f"conflict: a {op} is in progress; finish or abort it before pulling", kind="conflict"
+                )
+            current, before = self.head()
+            if current is None:
+                raise ToolFailure(
+                    "conflict: HEAD is detached (not on a branch); switch to a branch before pulling",
+                    kind="conflict",
+                )
             configured = self.remotes()
             if remote not in configured:
                 names = ", ".join(configured) or "none"
@@ -1162,21 +1168,10 @@ class Repo:
                     "uses the repository's own remotes",
                     kind="not_found",
                 )
-            current, before = self.head()
-            if current is None:
-                raise ToolFailure(
-                    "conflict: HEAD is detached (not on a branch); switch to a branch before pulling",
-                    kind="conflict",
-                )
             if branch is None:
                 branch = self._upstream_branch(current, remote) or current
             else:
                 self.check_branch(branch)
-            op = self.operation()
-            if op is not None:
-                raise ToolFailure(
-                    f"conflict: a {op} is in progress; finish or abort it before pulling", kind="conflict"
-                )
             if not self.trusted:
                 risky = self.local_config(NETWORK_DANGER)
                 if risky:
