@@ -317,7 +317,7 @@ async def test_big_diff_keeps_head_and_tail(mcp, ws_path: Path, repo: Git) -> No
     async with mcp(ws_path) as client:
         text = await ok(client, "get_file_diff", pathInProject="big.txt")
     assert text.startswith("diff --git a/big.txt b/big.txt")
-    assert "bytes of diff truncated]…" in text and text.rstrip().endswith(f"+line 39999 {'x' * 60}")
+    assert "bytes truncated]…" in text and text.rstrip().endswith(f"+line 39999 {'x' * 60}")
     assert len(text) < 1_200_000
 
 

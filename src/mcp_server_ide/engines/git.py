@@ -26,9 +26,8 @@ Rules (SECURITY.md §3), enforced in this module and nowhere else:
   ``~/.gitconfig``; only the repository's own configuration is hostile, and it is the one
   contained above.
 
-Processes are spawned by :func:`spawn` below (own process group, timeout, output cap). It is
-this module's private stand-in for the shared process engine and has the same contract, so it
-can be swapped for ``engines.processes`` without touching the operations.
+Every git process starts through :func:`spawn`, the one seam to the shared process engine
+(``engines.processes``: own process group, timeout, head + tail capture, whole-tree kill).
 """
 
 from __future__ import annotations
@@ -36,13 +35,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import selectors
 import shutil
-import signal
 import subprocess
 import threading
-import time
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +45,7 @@ from typing import Literal
 
 from ..registry import ToolFailure
 from ..workspace import Workspace
-from . import sandbox
+from . import processes, sandbox
 
 Mode = Literal["read", "write", "network"]
 
@@ -59,8 +54,7 @@ READ_TIMEOUT = 30.0
 WRITE_TIMEOUT = 120.0  # hooks (pre-commit linters) can be slow
 NETWORK_TIMEOUT = 300.0
 MAX_OUTPUT = 64 * 1024 * 1024  # whole-output commands (status, log) fail beyond this
-DIFF_HEAD = 768 * 1024  # diffs keep this much of the head...
-DIFF_TAIL = 256 * 1024  # ...and this much of the tail
+MAX_DIFF = 1024 * 1024  # diffs keep the first and the last half of this
 MAX_MESSAGE = 64 * 1024
 MAX_REVISION = 256
 
@@ -125,8 +119,8 @@ class Completed:
     stdout: bytes
     stderr: bytes
     timed_out: bool = False
-    omitted: int = 0
-    """Bytes of stdout dropped between the kept head and tail (0 when complete)."""
+    truncated: bool = False
+    """Stdout was longer than the cap: it holds the head and the tail around a marker."""
 
     @property
     def out(self) -> str:
@@ -138,117 +132,27 @@ class Completed:
 
 
 def spawn(
-    argv: Sequence[str],
-    *,
-    env: dict[str, str],
-    cwd: Path,
-    timeout: float,
-    head: int = MAX_OUTPUT,
-    tail: int = 0,
-    stderr_limit: int = 256 * 1024,
+    argv: Sequence[str], *, env: dict[str, str | None], cwd: Path, timeout: float, max_output: int
 ) -> Completed:
-    """Run ``argv`` in its own session and process group with stdin closed.
+    """Run one git command through the shared process engine (``engines.processes.run``).
 
-    Keeps the first ``head`` bytes of stdout and the last ``tail`` bytes (``omitted`` counts what was
-    dropped between). On timeout the group gets SIGTERM, then SIGKILL after a second. When the
-    command ends, whatever it left running in its group (a hook's background child) is killed too,
-    before the leader is reaped, so the group id cannot have been reused.
+    It gives the containment every child of the server gets: own session and process group, stdin on
+    ``/dev/null``, the server's environment reduced to an allow-list (``env`` here adds git's own
+    variables; ``None`` removes one), head + tail capture of at most ``max_output`` bytes per stream,
+    and on timeout or cancellation the whole tree killed (TERM, then KILL, setsid escapees included);
+    processes a command leaves behind are stopped too. ``ws`` is not passed on purpose: hosted
+    commands go through bubblewrap without network, and git itself (not a user's command) runs here
+    with the repository's programs already switched off.
     """
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
-        close_fds=True,
+    result = processes.run(list(argv), cwd=cwd, env=env, timeout_s=timeout, max_output=max_output)
+    return Completed(
+        argv=list(argv),
+        returncode=result.exit_code if result.exit_code is not None else -1,
+        stdout=result.stdout_bytes,
+        stderr=result.stderr_bytes,
+        timed_out=result.timed_out,
+        truncated=result.stdout_total > max_output,
     )
-    assert proc.stdout is not None and proc.stderr is not None
-    out_head = bytearray()
-    out_tail: deque[bytes] = deque()
-    tail_size = 0
-    omitted = 0
-    err = bytearray()
-    deadline = time.monotonic() + timeout
-    timed_out = False
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ, "out")
-    sel.register(proc.stderr, selectors.EVENT_READ, "err")
-    exited_at: float | None = None
-    try:
-        while sel.get_map():
-            now = time.monotonic()
-            if now >= deadline:
-                timed_out = True
-                break
-            if exited_at is None and _exited(proc.pid):
-                exited_at = now
-            if exited_at is not None and now - exited_at > 0.5:
-                break  # the leader is gone; something it left behind holds the pipes open
-            for key, _ in sel.select(min(0.1, max(0.0, deadline - now))):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                if key.data == "err":
-                    if len(err) < stderr_limit:
-                        err += chunk[: stderr_limit - len(err)]
-                    continue
-                room = head - len(out_head)
-                if room > 0:
-                    out_head += chunk[:room]
-                    chunk = chunk[room:]
-                if chunk:
-                    if tail:
-                        out_tail.append(chunk)
-                        tail_size += len(chunk)
-                        while tail_size - len(out_tail[0]) >= tail:
-                            omitted += len(out_tail[0])
-                            tail_size -= len(out_tail.popleft())
-                    else:
-                        omitted += len(chunk)
-    finally:
-        sel.close()
-        if timed_out:
-            _killpg(proc.pid, signal.SIGTERM)
-            end = time.monotonic() + 1.0
-            while time.monotonic() < end and not _exited(proc.pid):
-                time.sleep(0.02)
-        else:
-            # Normal end: wait for the leader without reaping it, then clear its group.
-            while not _exited(proc.pid):
-                if time.monotonic() >= deadline:
-                    timed_out = True
-                    _killpg(proc.pid, signal.SIGTERM)
-                    time.sleep(0.2)
-                    break
-                time.sleep(0.005)
-        _killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-    data = bytes(out_head)
-    if out_tail:
-        joined = b"".join(out_tail)
-        cut = max(0, len(joined) - tail)
-        omitted += cut
-        data += joined[cut:]
-    return Completed(list(argv), proc.returncode, data, bytes(err), timed_out, omitted)
-
-
-def _exited(pid: int) -> bool:
-    """Whether ``pid`` has exited, without reaping it (so its pid and group id stay reserved)."""
-    try:
-        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return True
-    return info is not None
-
-
-def _killpg(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,7 +246,6 @@ class BranchInfo:
 class Diff:
     text: str
     truncated: bool
-    omitted: int
 
 
 @dataclass
@@ -417,7 +320,7 @@ class Repo:
         self._gitdir: Path | None = None
         self._commondir: Path | None = None
         self._dotgit_stamp: object = None
-        self._base_env: dict[str, str] | None = None
+        self._base_env: dict[str, str | None] | None = None
 
     # ---- setup ------------------------------------------------------------------------------
 
@@ -464,11 +367,10 @@ class Repo:
         assert self._gitdir is not None
         return self._gitdir
 
-    def _env(self, mode: Mode, *, overrides: bool = True) -> dict[str, str]:
+    def _env(self, mode: Mode, *, overrides: bool = True) -> dict[str, str | None]:
+        """What git gets on top of the process engine's allow-listed environment (``None`` removes)."""
         if self._base_env is None:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEEP_ENV}
-            for k in ("LC_ALL", "LANGUAGE", "PAGER", "SSH_ASKPASS"):
-                env.pop(k, None)
+            env: dict[str, str | None] = {k: v for k, v in os.environ.items() if k in KEEP_ENV}
             env.update(
                 GIT_DIR=str(self.gitdir),
                 GIT_WORK_TREE=str(self.root),
@@ -482,12 +384,18 @@ class Repo:
                 GIT_MERGE_AUTOEDIT="no",
                 GIT_LITERAL_PATHSPECS="1",
                 GIT_NO_REPLACE_OBJECTS="1",
-                LC_MESSAGES="C",
+                LC_ALL=None,
+                LANGUAGE=None,
+                LC_MESSAGES="C",  # git's messages are matched in English
             )
             self._base_env = env
         env = dict(self._base_env)
         if mode == "read":
             env["GIT_OPTIONAL_LOCKS"] = "0"  # a read never takes index.lock from the user's own git
+        elif (mode == "network" or self.trusted) and os.environ.get("SSH_AUTH_SOCK"):
+            env["SSH_AUTH_SOCK"] = os.environ[
+                "SSH_AUTH_SOCK"
+            ]  # the user's ssh-agent, as their own git has it
         if not overrides:
             return env
         pairs = self._overrides(mode)
@@ -602,22 +510,12 @@ class Repo:
     # ---- running ----------------------------------------------------------------------------
 
     def _spawn(
-        self,
-        args: Sequence[str],
-        *,
-        env: dict[str, str],
-        timeout: float,
-        head: int = MAX_OUTPUT,
-        tail: int = 0,
+        self, args: Sequence[str], *, env: dict[str, str | None], timeout: float, max_output: int = MAX_OUTPUT
     ) -> Completed:
         assert self._git is not None
-        argv = [self._git, "--no-pager", *args]
-        try:
-            return spawn(argv, env=env, cwd=self.root, timeout=timeout, head=head, tail=tail)
-        except OSError as exc:
-            raise ToolFailure(
-                f"Git not available: could not run git ({exc.strerror})", kind="unavailable"
-            ) from None
+        return spawn(
+            [self._git, "--no-pager", *args], env=env, cwd=self.root, timeout=timeout, max_output=max_output
+        )
 
     def git(
         self,
@@ -626,13 +524,16 @@ class Repo:
         timeout: float | None = None,
         ok: tuple[int, ...] = (0,),
         what: str = "",
-        head: int = MAX_OUTPUT,
-        tail: int = 0,
+        max_output: int = MAX_OUTPUT,
+        partial_ok: bool = False,
     ) -> Completed:
-        """Run one git command in ``mode``; a return code outside ``ok`` becomes a ``ToolFailure``."""
+        """Run one git command in ``mode``; a return code outside ``ok`` becomes a ``ToolFailure``.
+
+        Output over ``max_output`` is a ``too_large`` failure unless ``partial_ok`` (then it holds the head
+        and the tail around a marker)."""
         if timeout is None:
             timeout = {"read": READ_TIMEOUT, "write": WRITE_TIMEOUT, "network": NETWORK_TIMEOUT}[mode]
-        result = self._spawn(args, env=self._env(mode), timeout=timeout, head=head, tail=tail)
+        result = self._spawn(args, env=self._env(mode), timeout=timeout, max_output=max_output)
         if result.timed_out:
             raise ToolFailure(
                 f"git {args[0]} took longer than {timeout:g}s and was stopped (its whole process group was killed)",
@@ -640,9 +541,9 @@ class Repo:
             )
         if result.returncode not in ok:
             raise self._failure(result, what or f"run git {args[0]}")
-        if result.omitted and not tail:
+        if result.truncated and not partial_ok:
             raise ToolFailure(
-                f"git {args[0]} printed more than {head // (1024 * 1024)} MB; narrow the request",
+                f"git {args[0]} printed more than {max_output // (1024 * 1024)} MB; narrow the request",
                 kind="too_large",
             )
         return result
@@ -852,15 +753,15 @@ class Repo:
             *[r for r in revs if r],
             "--",
             path,
-            head=DIFF_HEAD,
-            tail=DIFF_TAIL,
+            max_output=MAX_DIFF,
+            partial_ok=True,
             what="diff",
         )
         text = result.out
         if not text and untracked_ok and self._untracked(path):
             result = self.git(
                 "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--no-color", "--", os.devnull, path,
-                ok=(0, 1), head=DIFF_HEAD, tail=DIFF_TAIL, what="diff",
+                ok=(0, 1), max_output=MAX_DIFF, partial_ok=True, what="diff",
             )  # fmt: skip
             text = result.out
         if not text and not (self.root / path).exists() and not self._known(path, revs):
@@ -868,9 +769,7 @@ class Repo:
                 f"not found: {_show(path)} is neither in the working tree nor in the compared commits",
                 kind="not_found",
             )
-        if result.omitted:
-            text = _mark_truncated(result)
-        return Diff(text=text, truncated=bool(result.omitted), omitted=result.omitted)
+        return Diff(text=text, truncated=result.truncated)
 
     def _untracked(self, path: str) -> bool:
         if not (self.root / path).is_file():
@@ -1392,12 +1291,6 @@ def _tail_lines(text: str, limit: int = 1500) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("hint:")]
     text = "\n".join(lines)
     return text if len(text) <= limit else "…" + text[-limit:]
-
-
-def _mark_truncated(result: Completed) -> str:
-    head = result.stdout[:DIFF_HEAD].decode("utf-8", "replace")
-    tail = result.stdout[DIFF_HEAD:].decode("utf-8", "replace")
-    return f"{head}\n…[{result.omitted} bytes of diff truncated]…\n{tail}"
 
 
 _URL = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*)://([^\s'\"`]*)")

@@ -242,7 +242,7 @@ def get_file_diff(
     - neither: the unstaged changes (working tree against the index; an untracked file shows as all added),
       or with `staged` the staged changes (index against HEAD).
     An empty string means no differences. Diffs over 1 MB keep the head and the tail with a
-    `…[N bytes of diff truncated]…` marker. External diff tools and textconv filters never run."""
+    `…[N bytes truncated]…` marker. External diff tools and textconv filters never run."""
     repo = _repo()
     path = repo.path(pathInProject)
     return repo.diff(path, commit1 or None, commit2 or None, staged).text
