@@ -12,12 +12,14 @@ else is the SDK's own ``stdio_server()``, given these streams:
   restored on exit);
 - used only when both ends are pipes or sockets (what clients launch us with); a terminal or a
   file falls back to the SDK's transport, so no shared terminal is ever made non-blocking;
-- lines of any length are read (a single write of a large file is one line).
+- lines of any length are read (a single write of a large file is one line);
+- the pipes are grown to 1 MB where Linux allows, so a large answer is one write.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import stat
 import sys
@@ -26,6 +28,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 LINE_LIMIT = 1 << 30
+PIPE_SIZE = 1 << 20
+"""Pipe buffer asked for (Linux ``F_SETPIPE_SZ``, best effort): a 100 KB answer then goes out in one
+write instead of waiting for the client to drain a 64 KB pipe in the middle of it."""
+_F_SETPIPE_SZ = 1031
 
 
 class _Lines:
@@ -86,6 +92,8 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
     stdin_file, release_in = sdk_stdio._claim_fd(0, sys.stdin, "rb", sdk_stdio._open_stdin_diversion)
     stdout_file, release_out = sdk_stdio._claim_fd(1, sys.stdout, "wb", sdk_stdio._open_stdout_diversion)
     read_transport = write_transport = None
+    for fd in (stdin_file.fileno(), stdout_file.fileno()):
+        _grow_pipe(fd)
     try:
         reader = asyncio.StreamReader(limit=LINE_LIMIT, loop=loop)
         read_transport, _ = await loop.connect_read_pipe(
@@ -106,6 +114,16 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
             release_out()
         if release_in is not None:
             release_in()
+
+
+def _grow_pipe(fd: int) -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import fcntl
+
+    with contextlib.suppress(OSError):
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
 
 
 async def run(server: Any) -> None:
