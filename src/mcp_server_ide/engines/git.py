@@ -38,6 +38,7 @@ import re
 import shutil
 import subprocess
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,7 @@ NETWORK_TIMEOUT = 300.0
 MAX_OUTPUT = 64 * 1024 * 1024  # whole-output commands (status, log) fail beyond this
 MAX_DIFF = 1024 * 1024  # diffs keep the first and the last half of this
 MAX_MESSAGE = 64 * 1024
+HISTORY_CACHE = 256  # file histories kept per repository (keyed by HEAD's commit, path, config)
 MAX_REVISION = 256
 
 # Inherited GIT_* variables that may stay: identity, the user's own config files, transport
@@ -321,6 +323,9 @@ class Repo:
         self._commondir: Path | None = None
         self._dotgit_stamp: object = None
         self._base_env: dict[str, str | None] | None = None
+        self._packed: tuple[object, dict[str, str]] = (None, {})
+        self._history: OrderedDict[tuple[object, ...], list[CommitInfo]] = OrderedDict()
+        self._history_lock = threading.Lock()
 
     # ---- setup ------------------------------------------------------------------------------
 
@@ -576,9 +581,43 @@ class Repo:
         if text.startswith("ref: "):
             ref = text[5:].strip()
             branch = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref
-            commit = self.resolve_commit("HEAD", missing_ok=True)
+            commit = self.head_commit() or self.resolve_commit("HEAD", missing_ok=True)
             return branch, commit
         return None, (text or None)
+
+    def head_commit(self) -> str | None:
+        """HEAD's commit read straight from the ref files (no process), or None when that is not simple
+        (unborn branch, symbolic ref chains, other ref storage): then ask git."""
+        try:
+            text = (self.gitdir / "HEAD").read_text(errors="replace").strip()
+        except OSError:
+            return None
+        if _OBJECT_ID.fullmatch(text):
+            return text
+        if not text.startswith("ref: refs/heads/") or self._commondir is None:
+            return None
+        ref = text[5:].strip()
+        try:
+            value: str | None = (self._commondir / ref).read_text(errors="replace").strip()
+        except FileNotFoundError:
+            value = self._packed_refs().get(ref)
+        except OSError:
+            return None
+        return value if value and _OBJECT_ID.fullmatch(value) else None
+
+    def _packed_refs(self) -> dict[str, str]:
+        assert self._commondir is not None
+        path = self._commondir / "packed-refs"
+        stamp = _stat_key(str(path))
+        if self._packed[0] != stamp:
+            refs: dict[str, str] = {}
+            with contextlib.suppress(OSError):
+                for line in path.read_text(errors="replace").splitlines():
+                    oid, _, name = line.partition(" ")
+                    if name and _OBJECT_ID.fullmatch(oid):
+                        refs[name] = oid
+            self._packed = (stamp, refs)
+        return self._packed[1]
 
     def resolve_commit(
         self, revision: str, *, missing_ok: bool = False, what: str = "revision"
@@ -676,16 +715,40 @@ class Repo:
         return parse_status(result.stdout)
 
     def file_history(self, path: str, max_entries: int) -> list[CommitInfo]:
-        follow = (self.root / path).is_file() or not (self.root / path).exists()
+        """Commits that changed ``path``, newest first, following renames of a file.
+
+        The answer depends only on the commit HEAD points at (history is immutable), the path and the
+        configuration, so it is kept, keyed by those, for repeated questions; a new commit, a branch
+        switch or a config change gives a new key.
+        """
+        follow = path != "." and ((self.root / path).is_file() or not (self.root / path).exists())
+        head = self.head_commit()
+        key: tuple[object, ...] | None = None
+        if head is not None:
+            key = (
+                head, path, max_entries, follow, self._snapshot().stamp,
+                _stat_key(str(self.gitdir / "shallow")), _stat_key(str(self._commondir / "info" / "grafts")),
+            )  # fmt: skip
+            with self._history_lock:
+                hit = self._history.get(key)
+                if hit is not None:
+                    self._history.move_to_end(key)
+                    return list(hit)
         args = ["log", f"--max-count={max_entries}", "-z", "--no-color", f"--format={_LOG_FORMAT}"]
-        if follow and path != ".":
+        if follow:
             args.append("--follow")
         result = self.git(*args, "--", path, ok=(0, 128), what="read the history")
         if result.returncode == 128:
             if "does not have any commits" in result.err or "bad default revision" in result.err:
                 return []
             raise self._failure(result, "read the history")
-        return parse_log(result.stdout)
+        commits = parse_log(result.stdout)
+        if key is not None:
+            with self._history_lock:
+                self._history[key] = commits
+                while len(self._history) > HISTORY_CACHE:
+                    self._history.popitem(last=False)
+        return list(commits)
 
     def find_commits(self, text: str, limit: int) -> list[str]:
         """Hashes of commits whose message contains ``text`` (case-insensitive), newest first, on every
@@ -1170,6 +1233,7 @@ class Repo:
 
 _LOG_FORMAT = "%H%x00%P%x00%an%x00%ae%x00%aI%x00%B"
 _SHOW_FORMAT = "%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%cI%x00%B%x00"
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git hash-object -t tree /dev/null (sha1)
 
 _STATUS_LETTER: dict[str, Change] = {
