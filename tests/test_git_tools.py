@@ -252,6 +252,38 @@ async def test_file_history_follows_renames_and_honours_max_entries(mcp, ws_path
         assert await ok(client, "get_file_history", pathInProject="fresh.txt") == []
 
 
+async def test_file_history_follows_head_commits_branches_and_packed_refs(
+    mcp, ws_path: Path, repo: Git
+) -> None:
+    async with mcp(ws_path) as client:
+        first = await ok(client, "get_file_history", pathInProject="src/app.py")
+        assert [h["message"] for h in first] == ["Initial commit"]
+        assert await ok(client, "get_file_history", pathInProject="src/app.py") == first  # asked again
+        repo.commit("Edit app", {"src/app.py": "print('v2')\n"})
+        assert [h["message"] for h in await ok(client, "get_file_history", pathInProject="src/app.py")] == [
+            "Edit app",
+            "Initial commit",
+        ]
+        repo("commit", "-q", "--amend", "-m", "Edit app, amended")
+        assert (await ok(client, "get_file_history", pathInProject="src/app.py"))[0][
+            "message"
+        ] == "Edit app, amended"
+        repo("switch", "-q", "-c", "older", "HEAD~1")
+        assert [h["message"] for h in await ok(client, "get_file_history", pathInProject="src/app.py")] == [
+            "Initial commit"
+        ]
+        repo("switch", "-q", "main")
+        repo("pack-refs", "--all")  # refs/heads/main now lives in packed-refs only
+        assert not (ws_path / ".git/refs/heads/main").exists()
+        history = await ok(client, "get_file_history", pathInProject="src/app.py")
+        assert history[0]["hash"] == repo.head()
+        assert (await ok(client, "get_branch_info"))["headCommit"] == repo.head()
+        repo("checkout", "-q", "--detach", "HEAD~1")
+        assert len(await ok(client, "get_file_history", pathInProject="src/app.py")) == 1
+        many = [f"f{i}.txt" for i in range(1001)]
+        assert "at most 1000" in await fails(client, "commit_changes", message="x", files=many)
+
+
 # ---------------------------------------------------------------------------------------------
 # diffs
 

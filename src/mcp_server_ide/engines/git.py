@@ -57,6 +57,7 @@ NETWORK_TIMEOUT = 300.0
 MAX_OUTPUT = 64 * 1024 * 1024  # whole-output commands (status, log) fail beyond this
 MAX_DIFF = 1024 * 1024  # diffs keep the first and the last half of this
 MAX_MESSAGE = 64 * 1024
+MAX_FILES = 1000  # paths one commit_changes call may name (they travel as arguments)
 HISTORY_CACHE = 256  # file histories kept per repository (keyed by HEAD's commit, path, config)
 MAX_REVISION = 256
 
@@ -939,6 +940,10 @@ class Repo:
             raise ToolFailure("invalid message: it contains a NUL byte")
         if len(message.encode()) > MAX_MESSAGE:
             raise ToolFailure(f"invalid message: longer than {MAX_MESSAGE // 1024} KB")
+        if paths and len(paths) > MAX_FILES:
+            raise ToolFailure(
+                f"invalid files: {len(paths)} paths; at most {MAX_FILES} per commit (name their folders instead)"
+            )
         with self._lock:
             staged, other, conflicts = self.staged_summary()
             if conflicts:
