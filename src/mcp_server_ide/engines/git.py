@@ -399,9 +399,8 @@ class Repo:
         if mode == "read":
             env["GIT_OPTIONAL_LOCKS"] = "0"  # a read never takes index.lock from the user's own git
         elif (mode == "network" or self.trusted) and os.environ.get("SSH_AUTH_SOCK"):
-            env["SSH_AUTH_SOCK"] = os.environ[
-                "SSH_AUTH_SOCK"
-            ]  # the user's ssh-agent, as their own git has it
+            # The user's ssh-agent, as their own git has it (the process engine drops it by default).
+            env["SSH_AUTH_SOCK"] = os.environ["SSH_AUTH_SOCK"]
         if not overrides:
             return env
         pairs = self._overrides(mode)
