@@ -1,31 +1,21 @@
 """Read-only git questions the MCP surface asks (status, diffs, branches) for resources, prompts,
 completion and the commit-message draft.
 
-Runs the real ``git`` the way ARCHITECTURE.md says reads must: fixed argv (no caller text ever
-becomes an option), ``GIT_TERMINAL_PROMPT=0``, no pager, no fsmonitor, no external diff or
-textconv, hooks off, a timeout and an output cap, stdin closed. When ``engines/git.py`` offers the
-same question (``status_porcelain``, ``diff``...) it should take these over; until then this is
-the one place the surface touches git.
+A thin layer over :mod:`.git`: every command runs through ``Repo.git`` in read mode, so it gets the
+same containment as the git tools (checked argv, no fsmonitor/hooks/filters/external diff/pager,
+no prompts, a timeout and an output cap, the repository at the root only). Failures become
+``GitOutput(ok=False)`` because the surface degrades instead of failing.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import dataclass
 
+from ..registry import ToolFailure
 from ..workspace import Workspace
+from . import git
 
-TIMEOUT = 15.0
 MAX_OUTPUT = 2 * 1024 * 1024
-
-SAFE_CONFIG = (
-    "-c", "core.fsmonitor=false",
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "diff.external=",
-    "-c", "core.pager=cat",
-    "-c", "color.ui=false",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -37,36 +27,22 @@ class GitOutput:
 
 
 def is_repo(ws: Workspace) -> bool:
-    """True when the workspace root is (inside) a git work tree."""
-    root = ws.root
-    return any((folder / ".git").exists() for folder in (root, *root.parents))
+    """True when the workspace root holds a git repository (the one the git tools use)."""
+    try:
+        git.repo(ws)
+    except ToolFailure:
+        return False
+    return True
 
 
 def run(ws: Workspace, *args: str, max_output: int = MAX_OUTPUT) -> GitOutput:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", PAGER="cat", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     try:
-        proc = subprocess.run(
-            ["git", *SAFE_CONFIG, *args],
-            cwd=ws.root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=TIMEOUT,
-            check=False,
+        result = git.repo(ws).git(
+            *args, mode="read", ok=tuple(range(256)), max_output=max_output, partial_ok=True
         )
-    except FileNotFoundError:
-        return GitOutput("", False, False, "git is not installed")
-    except subprocess.TimeoutExpired:
-        return GitOutput("", True, False, f"git took longer than {TIMEOUT:.0f}s")
-    out = proc.stdout
-    truncated = len(out) > max_output
-    if truncated:
-        out = out[:max_output]
-    text = out.decode("utf-8", errors="replace")
-    return GitOutput(
-        text, truncated, proc.returncode == 0, proc.stderr.decode("utf-8", errors="replace").strip()
-    )
+    except ToolFailure as exc:
+        return GitOutput("", False, False, str(exc))
+    return GitOutput(result.out, result.truncated, result.returncode == 0, result.err.strip())
 
 
 def status(ws: Workspace) -> GitOutput:

@@ -63,7 +63,7 @@ def detect(ws: Workspace) -> frozenset[str]:
     """The features of a workspace: ``git`` when it is a repository, plus its languages."""
     found: set[str] = set()
     for root in ws.roots:
-        if any((folder / ".git").exists() for folder in (root, *root.parents)):
+        if (root / ".git").exists():  # the repository the git engine uses: the root's own
             found.add("git")
         for lang, (markers, _exts) in LANGUAGES.items():
             if any((root / m).exists() for m in markers):
@@ -114,7 +114,8 @@ def missing(spec: Any, features: frozenset[str]) -> list[str]:
 def unavailable_text(name: str, needs: list[str]) -> str:
     what = ", ".join(needs)
     hint = "run `git init` (or open a repository)" if "git" in needs else f"add {what} files to the workspace"
-    return f"unavailable: {name} needs a workspace with {what} (rule: tools appear when the workspace supports them); {hint}"
+    lead = "Git not available" if "git" in needs else "unavailable"
+    return f"{lead}: {name} needs a workspace with {what} (rule: tools appear when the workspace supports them); {hint}"
 
 
 def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
