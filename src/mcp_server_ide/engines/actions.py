@@ -270,8 +270,10 @@ def _git_remotes(ws: Workspace) -> list[str]:
 
 
 def available(ws: Workspace) -> list[Action]:
-    """Every action that does something real on ``ws`` now."""
+    """Every action that does something real on ``ws`` now (none in a read-only workspace: all act)."""
     actions: list[Action] = []
+    if ws.policy.read_only:
+        return actions
     backend = editor_for(ws)
     state = backend.state()
     runs = ws.service(runconfigs.Runs)

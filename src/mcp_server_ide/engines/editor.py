@@ -25,6 +25,7 @@ state file: it is re-read when another process changed it, and updated under a f
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import difflib
 import fcntl
@@ -440,21 +441,10 @@ class HeadlessEditor:
         key = str(change.path)
         with self._lock:
             tracked = key in self._breakpoints or key in self._files or key in self._open
-        if not tracked and self._journal_seen is not None:
-            # Nothing of ours is in that file: just remember we have seen the journal up to here.
-            with self._lock:
-                self._skip_journal_to_end()
-            return
-        with self._transaction():
-            pass  # _transaction catches up with the journal, which already holds this change
-
-    def _skip_journal_to_end(self) -> None:
-        from .journal import Journal
-
-        entries = self.ws.service(Journal).entries()
-        if entries:
-            self._journal_seen = max(self._journal_seen or 0, entries[-1].id)
-            # saved lazily with the next transaction; a restart re-reads these entries harmlessly
+        if tracked:
+            with self._transaction():
+                pass  # _transaction catches up with the journal, which already holds this change
+        # Changes to other files are passed over by the next catch-up, at no cost now.
 
     def _catch_up(self) -> None:
         from .journal import Journal
@@ -465,13 +455,15 @@ class HeadlessEditor:
         if self._journal_seen is None or self._journal_seen > last:
             self._journal_seen = last
             return
-        for entry in entries:
-            if entry.id <= self._journal_seen:
-                continue
+        if self._journal_seen == last:
+            return
+        start = bisect.bisect_right([e.id for e in entries], self._journal_seen)
+        tracked = set(self._breakpoints) | set(self._files) | set(self._open)
+        for entry in entries[start:]:
             self._journal_seen = entry.id
             for root in self.ws.roots:
                 key = str(root / entry.path) if entry.path else str(root)
-                if key in self._breakpoints or key in self._files or key in self._open:
+                if key in tracked:
                     try:
                         self._apply_change(key, journal.blob(entry.before), journal.blob(entry.after))
                     except Exception:
