@@ -4,6 +4,7 @@ changes, line endings and encodings, and the refusals."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,7 @@ async def test_refusals_are_clear(mcp: Any, ws_path: Path) -> None:
             client, "replace_selected_text", text="x", expectedHash="0" * 64
         )
         read = await call(client, "get_file_text_by_path", pathInProject="a.txt")
+        read = read if isinstance(read, dict) else json.loads(read)  # served as JSON text, not structured
         await call(client, "replace_selected_text", text="ONE", expectedHash=read["hash"])
         assert (ws_path / "a.txt").read_text() == "ONE\ntwo\n"
 

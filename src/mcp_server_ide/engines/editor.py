@@ -33,6 +33,7 @@ import hashlib
 import json
 import logging
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -398,7 +399,18 @@ class HeadlessEditor:
             "journal": self._journal_seen,
         }
         payload = json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8")
-        textio.atomic_write(self.path, payload, 0o600)
+        # Replaced atomically (a reader sees the old state or the new), without fsync: the state
+        # changes on every cursor move, and losing the last move in a power cut costs nothing.
+        fd, tmp = tempfile.mkstemp(prefix=".editor.", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(payload)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         self._stamp = self._file_stamp()
 
     @contextlib.contextmanager
