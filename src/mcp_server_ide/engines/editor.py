@@ -316,7 +316,7 @@ class HeadlessEditor:
         self._files: dict[str, _FileState] = {}
         self._breakpoints: dict[str, set[int]] = {}
         self._journal_seen: int | None = None
-        self._stamp: tuple[int, int, int] | None = None
+        self._stamp: bytes | None = None
         self._closed = False
         from . import changes
 
@@ -331,12 +331,14 @@ class HeadlessEditor:
 
     # -- persistence ---------------------------------------------------------------
 
-    def _file_stamp(self) -> tuple[int, int, int] | None:
+    def _file_stamp(self) -> bytes | None:
+        """The saved state's bytes: compared whole, since another process's save may reuse the inode,
+        size and (coarse) mtime of ours. The file is small, so this costs a few microseconds."""
         try:
-            st = os.stat(self.path)
+            with open(self.path, "rb") as fh:
+                return fh.read()
         except FileNotFoundError:
             return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
 
     def _load_if_changed(self) -> None:
         stamp = self._file_stamp()
@@ -346,8 +348,8 @@ class HeadlessEditor:
         data: dict[str, Any] = {}
         if stamp is not None:
             try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                data = json.loads(stamp.decode("utf-8"))
+            except ValueError:
                 log.warning("editor state %s is unreadable; starting with an empty editor", self.path)
                 data = {}
         if data.get("version") != STATE_VERSION:
