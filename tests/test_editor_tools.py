@@ -256,3 +256,22 @@ def test_rest_doors_and_status_across_a_restart(http_server: Any, ws_path: Path)
     assert init["activeFile"] == str(index)
     failed = post(again.url, "open_file_in_editor", {"pathInProject": "../outside.js"})
     assert failed["status"] is None and "outside the workspace" in failed["error"]
+
+
+async def test_two_server_processes_share_one_editor(mcp: Any, http_server: Any, ws_path: Path) -> None:
+    """A stdio server (VS Code) and an HTTP server (a script) on one workspace see the same editor."""
+    (ws_path / "a.txt").write_text("one\ntwo\n")
+    (ws_path / "b.txt").write_text("three\n")
+    server = http_server(ws_path)
+    async with mcp(ws_path) as client:
+        assert (
+            post(server.url, "open_file_in_editor", {"pathInProject": "a.txt", "selectText": "two"})["error"]
+            is None
+        )
+        assert await call(client, "get_selected_in_editor_text") == "two"
+        await call(client, "open_file_in_editor", pathInProject="b.txt")
+        assert post(server.url, "get_open_in_editor_file_path", {})["status"] == str(ws_path / "b.txt")
+        await call(client, "toggle_debugger_breakpoint", pathInProject="a.txt", line=2)
+        assert post(server.url, "get_debugger_breakpoints", {})["status"] == [
+            {"path": str(ws_path / "a.txt"), "line": 2}
+        ]
