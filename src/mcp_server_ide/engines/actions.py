@@ -9,6 +9,9 @@ server is already on disk).
 Running an action starts the work and returns at once (seed 000: "doesn't wait"): process work
 is a job of the process engine (tests, tasks, ``git fetch``); quick in-process work (formatting
 the active file) runs on a worker thread. Both show in ``get_progress_indicators`` while they run.
+
+A workspace service that implements :class:`ActionSource` (a connected VS Code bridge, later)
+adds its own actions, replacing headless ones of the same id: the tools above never change.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..registry import ToolFailure
 from ..workspace import Workspace
@@ -406,7 +409,31 @@ def available(ws: Workspace) -> list[Action]:
         actions.append(
             Action("git.fetch", "Git: Fetch", lambda: work.spawn("Git: Fetch", lambda: _git_fetch(ws)))
         )
-    return actions
+    return _merged(ws, actions)
+
+
+@runtime_checkable
+class ActionSource(Protocol):
+    """A workspace service that contributes actions (a connected VS Code bridge offers its commands).
+
+    Its actions join :func:`available`; on the same id, the source's action replaces the headless one.
+    """
+
+    def available_actions(self) -> list[Action]: ...
+
+
+def _merged(ws: Workspace, actions: list[Action]) -> list[Action]:
+    extra: list[Action] = []
+    for service in ws.services():
+        if isinstance(service, ActionSource):
+            try:
+                extra.extend(service.available_actions())
+            except Exception:
+                log.exception("action source %r failed", type(service).__name__)
+    if not extra:
+        return actions
+    ids = {a.id for a in extra}
+    return [a for a in actions if a.id not in ids] + extra
 
 
 def find(ws: Workspace, action_id: str) -> Action | None:
