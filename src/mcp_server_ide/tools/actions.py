@@ -69,7 +69,7 @@ async def execute_action_by_id(
     return "ok"
 
 
-@tool("action", title="Progress", read_only=True, example={})
+@tool("action", title="Progress", inline=True, read_only=True, example={})
 def get_progress_indicators() -> list[ProgressItem]:
     """The work this server is doing for the workspace right now: running jobs, run configurations and tasks,
     actions, language servers loading the project. Each is `{id, title, kind, fraction, indeterminate,

@@ -29,6 +29,7 @@ class BreakpointInfo(TypedDict):
 @tool(
     "debug",
     title="Toggle breakpoint",
+    inline=True,
     structured=False,
     example={"pathInProject": "src/utils/helper.js", "line": 5},
     errors=("not found", "line past the end of the file", "outside the workspace"),
@@ -47,7 +48,7 @@ def toggle_debugger_breakpoint(
     return "Breakpoint added" if added else "Breakpoint removed"
 
 
-@tool("debug", title="List breakpoints", read_only=True, example={})
+@tool("debug", title="List breakpoints", inline=True, read_only=True, example={})
 def get_debugger_breakpoints() -> list[BreakpointInfo]:
     """Every line breakpoint in the workspace as `[{path, line}]`: the file's absolute path and the 1-based
     line, sorted by path then line. Empty when there are none."""
