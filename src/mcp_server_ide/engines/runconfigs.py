@@ -43,6 +43,10 @@ SETTINGS = ".vscode/settings.json"
 PLATFORM_KEY = {"win32": "windows", "darwin": "osx"}.get(sys.platform, "linux")
 RUNNABLE_LAUNCH_TYPES = ("debugpy", "python", "node", "pwa-node", "node-terminal")
 RUNNABLE_TASK_TYPES = ("shell", "process", "npm")
+LAUNCH_KEYS = (
+    "program", "module", "args", "cwd", "env", "envFile", "python", "pythonPath", "pythonArgs",
+    "runtimeExecutable", "runtimeArgs", "command",
+)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- plans
@@ -476,7 +480,7 @@ class Planner:
         )
 
     def _task_step(self, task: dict[str, Any]) -> Step:
-        task = self.vars.resolve(task)
+        task = self._resolved(task, ("command", "args", "options", "script", "path"))
         label = task["label"]
         kind = task.get("type", "process" if task.get("isShellCommand") is False else "shell")
         options = task.get("options") if isinstance(task.get("options"), dict) else {}
@@ -541,7 +545,7 @@ class Planner:
                 'running program); only "launch" configurations run headless',
                 kind="unavailable",
             )
-        item = self.vars.resolve(item)
+        item = self._resolved(item, LAUNCH_KEYS)
         where = f"launch configuration {name!r}"
         cwd = self._cwd(item.get("cwd"), where)
         env: dict[str, str] = {}
@@ -613,6 +617,11 @@ class Planner:
                 )
             return Group(item["name"], "sequence", [self._task(task, ()), group])
         return group
+
+    def _resolved(self, item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+        """``item`` with the variables of the keys it runs with resolved (others are left alone, so a
+        variable in a field this server does not use never fails a run)."""
+        return {**item, **self.vars.resolve({k: item[k] for k in keys if k in item})}
 
     def _cwd(self, value: Any, where: str) -> str:
         from . import sandbox
