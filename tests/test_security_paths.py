@@ -32,6 +32,7 @@ import pytest
 from .support.security import (
     CORE_CATEGORIES,
     args_for,
+    data_of,
     host_leaks,
     is_crash,
     path_key,
@@ -395,7 +396,7 @@ async def test_symlink_loops_and_long_paths_fail_cleanly(mcp, arena: Arena, tool
             assert not host_leaks(text, ws=arena.ws, forbidden=arena.forbidden(), echo=target)
         if tool == "get_file_text_by_path":
             ok = await _call(client, tool, {"pathInProject": deep_inside})
-            assert not ok.is_error and ok.structured_content["content"] == "hello root\n"
+            assert not ok.is_error and data_of(ok)["content"] == "hello root\n"
     assert os.path.islink(arena.ws / "loop1") and os.path.islink(arena.ws / "self")
     arena.check_untouched()
 
@@ -460,7 +461,7 @@ async def test_recursive_walks_never_follow_links_out_nor_loop(mcp, arena: Arena
         if "project_fs_list" in {s.name for s in registered_specs()}:
             listing = await _call(client, "project_fs_list", {})
             assert not listing.is_error, result_text(listing)
-            by_path = {e["path"]: e for e in listing.structured_content["entries"]}
+            by_path = {e["path"]: e for e in data_of(listing)["entries"]}
             shapes = {
                 name: {k: v for k, v in by_path[name].items() if k != "path"}
                 for name in ("leak", "leak_missing", "leak_out", "dl_out")
@@ -580,7 +581,7 @@ async def test_a_folder_swapped_for_a_link_mid_call_never_leads_outside(mcp, ws_
 
 
 def _items(result: Any) -> list[dict[str, Any]]:
-    data = result.structured_content
+    data = data_of(result)
     if isinstance(data, dict) and "result" in data:
         data = data["result"]
     assert isinstance(data, list), data

@@ -74,6 +74,24 @@ def result_text(result: Any) -> str:
     return "\n".join(parts)
 
 
+def data_of(result: Any) -> Any:
+    """A tool's answer as data, whether it came as structuredContent or as JSON text only (a result of
+    an MCP ``CallToolResult`` or of a raw JSON-RPC ``result`` dict). Plain text comes back as
+    ``{"content": text}``."""
+    if isinstance(result, dict):
+        structured, blocks = result.get("structuredContent"), result.get("content", [])
+        first = blocks[0].get("text", "") if blocks else ""
+    else:
+        structured, blocks = result.structured_content, result.content
+        first = getattr(blocks[0], "text", "") if blocks else ""
+    if structured is not None:
+        return structured
+    try:
+        return json.loads(first)
+    except ValueError:
+        return {"content": first}
+
+
 def is_crash(tool: str, text: str) -> bool:
     """The SDK's answer to an unexpected exception: the bare prefix, nothing after it."""
     return text.strip() == f"Error executing tool {tool}" or "internal error" in text
