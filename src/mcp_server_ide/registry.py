@@ -145,6 +145,8 @@ class ToolSpec:
     errors: tuple[str, ...]
     meta: dict[str, Any] | None = None
     requires: tuple[str, ...] = field(default=())
+    inline: bool = False
+    """A fast sync tool (bounded local I/O, no processes) run on the event loop: no thread hop."""
 
     @property
     def description(self) -> str:
@@ -167,6 +169,7 @@ def tool(
     errors: tuple[str, ...] = (),
     meta: dict[str, Any] | None = None,
     requires: tuple[str, ...] = (),
+    inline: bool = False,
     name: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``fn`` as a tool.
@@ -198,6 +201,7 @@ def tool(
             errors=errors,
             meta=meta,
             requires=requires,
+            inline=inline,
         )
         return fn
 

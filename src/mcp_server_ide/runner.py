@@ -144,6 +144,8 @@ class ToolRunner:
                 except anyio.get_cancelled_exc_class():
                     call.cancelled.set()
                     raise
+            if spec.inline:  # bounded local I/O: a thread hop would cost more than the work
+                return _valid_unicode(spec.fn(**kwargs))
             # anyio copies the context into the worker thread, so `current()` works there too.
             # On cancellation the caller gets its answer at once; `call.cancelled` tells the
             # thread (and the process engine) to stop the work itself.

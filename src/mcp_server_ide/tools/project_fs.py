@@ -93,6 +93,7 @@ class EditResult(TypedDict):
 @tool(
     "project_fs",
     title="Read project file",
+    inline=True,
     read_only=True,
     example={"path": "src/app.ts", "startLine": 1, "endLine": 40},
     errors=("not found", "outside the workspace", "binary file", "startLine past the end"),
