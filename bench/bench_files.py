@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
+MODE = os.environ.get("BENCH_PROTOCOL", "legacy")  # VS Code speaks 2025-11-25 (initialize): measure that era by default
 FS_VERSION = "2026.8.31"
 LIBRARIES = ("pydantic", "starlette", "mcp", "httpx", "anyio")
 READ_TARGET = 47 * 1024
@@ -136,9 +137,9 @@ async def warm(
         times.setdefault(key, []).append(value)
 
     async with AsyncExitStack() as stack:
-        our = await stack.enter_async_context(Client(params(ours)))
-        fs = await stack.enter_async_context(Client(params(theirs)))
-        bare = await stack.enter_async_context(Client(params(floor)))
+        our = await stack.enter_async_context(Client(params(ours), mode=MODE))
+        fs = await stack.enter_async_context(Client(params(theirs), mode=MODE))
+        bare = await stack.enter_async_context(Client(params(floor), mode=MODE))
         print(f"workspace: {root} ({sum(1 for _ in root.rglob('*') if '.git' not in _.parts)} entries)")
         print(f"read target: {rel} ({target.stat().st_size} bytes)")
         ops: list[tuple[str, Callable[[], Awaitable[Any]]]] = [

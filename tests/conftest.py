@@ -49,7 +49,13 @@ def mcp() -> Callable[..., Any]:
     from mcp_server_ide.workspace import Policy, Workspace
 
     @asynccontextmanager
-    async def connect(root: Path, *, policy: Policy | None = None, options: ServerOptions | None = None, **client_kwargs: Any) -> AsyncIterator[Any]:
+    async def connect(
+        root: Path,
+        *,
+        policy: Policy | None = None,
+        options: ServerOptions | None = None,
+        **client_kwargs: Any,
+    ) -> AsyncIterator[Any]:
         ws = Workspace.open(root, policy=policy or Policy())
         server, _ = build_server(lambda ctx: ws, options)
         try:

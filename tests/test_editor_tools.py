@@ -13,6 +13,8 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
+from .support.results import payload
+
 pytestmark = pytest.mark.anyio
 
 CRLF_SOURCE = b"def greet(name):\r\n    return 'hello ' + name\r\n\r\nprint(greet('world'))\r\n"
@@ -22,7 +24,7 @@ async def call(client: Any, name: str, **arguments: Any) -> Any:
     result = await client.call_tool(name, arguments)
     assert not result.is_error, f"{name}: {result.content[0].text if result.content else result}"
     if result.structured_content is not None:
-        sc = result.structured_content
+        sc = payload(result)
         return sc["result"] if set(sc) == {"result"} else sc
     return result.content[0].text
 

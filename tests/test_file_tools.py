@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from .support.results import payload
+
 pytestmark = pytest.mark.anyio
 
 
@@ -22,7 +24,7 @@ async def test_read_returns_seed_fields_and_hash(mcp, ws_path: Path) -> None:
     async with mcp(ws_path) as client:
         result = await client.call_tool("get_file_text_by_path", {"pathInProject": "src/utils/helper.js"})
     assert not result.is_error, _text(result)
-    data = result.structured_content
+    data = payload(result)
     assert data["content"] == "function helper() { return 'Hello'; }\n"
     assert data["path"] == str(ws_path / "src/utils/helper.js")
     assert data["relativePath"] == os.path.join("src", "utils", "helper.js")
@@ -34,12 +36,14 @@ async def test_rewrite_keeps_crlf_bom_and_mode(mcp, ws_path: Path) -> None:
     target.write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\n")
     target.chmod(0o755)
     async with mcp(ws_path) as client:
-        result = await client.call_tool("rewrite_file_content", {"pathInProject": "win.txt", "text": "alpha\nbeta\n"})
+        result = await client.call_tool(
+            "rewrite_file_content", {"pathInProject": "win.txt", "text": "alpha\nbeta\n"}
+        )
     assert not result.is_error, _text(result)
     assert target.read_bytes() == b"\xef\xbb\xbfalpha\r\nbeta\r\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o755
-    assert result.structured_content["created"] is False
-    assert result.structured_content["size"] == len(target.read_bytes())
+    assert payload(result)["created"] is False
+    assert payload(result)["size"] == len(target.read_bytes())
 
 
 async def test_rewrite_creates_missing_file_and_folders(mcp, ws_path: Path) -> None:
@@ -47,7 +51,7 @@ async def test_rewrite_creates_missing_file_and_folders(mcp, ws_path: Path) -> N
         result = await client.call_tool("rewrite_file_content", {"pathInProject": "a/b/c.txt", "text": "x"})
     assert not result.is_error
     assert (ws_path / "a/b/c.txt").read_text() == "x"
-    assert result.structured_content["created"] is True
+    assert payload(result)["created"] is True
 
 
 async def test_expected_hash_guards_every_write(mcp, ws_path: Path) -> None:
@@ -55,7 +59,7 @@ async def test_expected_hash_guards_every_write(mcp, ws_path: Path) -> None:
     target.write_text("v1\n")
     async with mcp(ws_path) as client:
         read = await client.call_tool("get_file_text_by_path", {"pathInProject": "f.txt"})
-        digest = read.structured_content["hash"]
+        digest = payload(read)["hash"]
         target.write_text("changed by someone else\n")
         for tool, args in [
             ("rewrite_file_content", {"text": "v2\n"}),
@@ -70,7 +74,7 @@ async def test_expected_hash_guards_every_write(mcp, ws_path: Path) -> None:
         fresh = await client.call_tool("get_file_text_by_path", {"pathInProject": "f.txt"})
         ok = await client.call_tool(
             "rewrite_file_content",
-            {"pathInProject": "f.txt", "text": "v3\n", "expectedHash": fresh.structured_content["hash"]},
+            {"pathInProject": "f.txt", "text": "v3\n", "expectedHash": payload(fresh)["hash"]},
         )
         assert not ok.is_error
     assert target.read_text() == "v3\n"
@@ -79,12 +83,16 @@ async def test_expected_hash_guards_every_write(mcp, ws_path: Path) -> None:
 async def test_create_refuses_existing_file(mcp, ws_path: Path) -> None:
     (ws_path / "exists.txt").write_text("keep")
     async with mcp(ws_path) as client:
-        result = await client.call_tool("create_new_file_with_text", {"pathInProject": "exists.txt", "text": "new"})
-        created = await client.call_tool("create_new_file_with_text", {"pathInProject": "src/n.js", "text": "n\n"})
+        result = await client.call_tool(
+            "create_new_file_with_text", {"pathInProject": "exists.txt", "text": "new"}
+        )
+        created = await client.call_tool(
+            "create_new_file_with_text", {"pathInProject": "src/n.js", "text": "n\n"}
+        )
     assert result.is_error and "already exists" in _text(result)
     assert (ws_path / "exists.txt").read_text() == "keep"
     assert not created.is_error and (ws_path / "src/n.js").read_text() == "n\n"
-    assert set(created.structured_content) >= {"path", "relativePath", "operationTimeMs"}
+    assert set(payload(created)) >= {"path", "relativePath", "operationTimeMs"}
 
 
 async def test_list_folder_shows_folders_first_and_hides_temp_files(mcp, ws_path: Path) -> None:
@@ -94,11 +102,15 @@ async def test_list_folder_shows_folders_first_and_hides_temp_files(mcp, ws_path
     async with mcp(ws_path) as client:
         result = await client.call_tool("list_files_in_folder", {"pathInProject": "src/utils"})
         root = await client.call_tool("list_files_in_folder", {"pathInProject": "/"})
-    entries = result.structured_content["result"]
+    entries = payload(result)["result"]
     assert [e["name"] for e in entries] == ["config", "helper.js"]
-    assert entries[0] == {"name": "config", "type": "directory", "path": os.path.join("src", "utils", "config")}
+    assert entries[0] == {
+        "name": "config",
+        "type": "directory",
+        "path": os.path.join("src", "utils", "config"),
+    }
     assert entries[1]["type"] == "file" and entries[1]["size"] == 1
-    assert [e["name"] for e in root.structured_content["result"]] == ["src"]
+    assert [e["name"] for e in payload(root)["result"]] == ["src"]
 
 
 async def test_list_of_a_file_or_missing_folder_is_a_clear_error(mcp, ws_path: Path) -> None:
@@ -123,7 +135,9 @@ async def test_list_of_a_file_or_missing_folder_is_a_clear_error(mcp, ws_path: P
 async def test_replace_at_position(mcp, ws_path: Path, args: dict, expected: str) -> None:
     (ws_path / "f.txt").write_text("a\nb\nc\n")
     async with mcp(ws_path) as client:
-        result = await client.call_tool("replace_file_content_at_position", {"pathInProject": "f.txt", **args})
+        result = await client.call_tool(
+            "replace_file_content_at_position", {"pathInProject": "f.txt", **args}
+        )
     assert not result.is_error, _text(result)
     assert _text(result) == "ok"
     assert (ws_path / "f.txt").read_text() == expected
@@ -133,7 +147,8 @@ async def test_replace_at_position_refuses_lines_outside_the_file(mcp, ws_path: 
     (ws_path / "f.txt").write_text("a\nb\n")
     async with mcp(ws_path) as client:
         result = await client.call_tool(
-            "replace_file_content_at_position", {"pathInProject": "f.txt", "startLine": 5, "endLine": 6, "content": "x"}
+            "replace_file_content_at_position",
+            {"pathInProject": "f.txt", "startLine": 5, "endLine": 6, "content": "x"},
         )
     assert result.is_error and "outside" in _text(result)
     assert (ws_path / "f.txt").read_text() == "a\nb\n"
@@ -142,7 +157,9 @@ async def test_replace_at_position_refuses_lines_outside_the_file(mcp, ws_path: 
 async def test_append_in_files_own_line_endings(mcp, ws_path: Path) -> None:
     (ws_path / "w.txt").write_bytes(b"one\r\n")
     async with mcp(ws_path) as client:
-        result = await client.call_tool("append_file_content", {"pathInProject": "w.txt", "text": "two\nthree\n"})
+        result = await client.call_tool(
+            "append_file_content", {"pathInProject": "w.txt", "text": "two\nthree\n"}
+        )
         fresh = await client.call_tool("append_file_content", {"pathInProject": "new.txt", "text": "hi"})
     assert not result.is_error
     assert (ws_path / "w.txt").read_bytes() == b"one\r\ntwo\r\nthree\r\n"
@@ -153,7 +170,8 @@ async def test_replace_specific_text_counts_and_refuses_ambiguity(mcp, ws_path: 
     (ws_path / "f.js").write_text("oldFunction(); oldFunction(); oldFunction();\n")
     async with mcp(ws_path) as client:
         ambiguous = await client.call_tool(
-            "replace_specific_text", {"pathInProject": "f.js", "searchText": "oldFunction", "replaceText": "n"}
+            "replace_specific_text",
+            {"pathInProject": "f.js", "searchText": "oldFunction", "replaceText": "n"},
         )
         missing = await client.call_tool(
             "replace_specific_text", {"pathInProject": "f.js", "searchText": "nothere", "replaceText": "n"}
@@ -161,11 +179,16 @@ async def test_replace_specific_text_counts_and_refuses_ambiguity(mcp, ws_path: 
         assert (ws_path / "f.js").read_text() == "oldFunction(); oldFunction(); oldFunction();\n"
         everything = await client.call_tool(
             "replace_specific_text",
-            {"pathInProject": "f.js", "searchText": "oldFunction", "replaceText": "newFunction", "replaceAll": True},
+            {
+                "pathInProject": "f.js",
+                "searchText": "oldFunction",
+                "replaceText": "newFunction",
+                "replaceAll": True,
+            },
         )
     assert ambiguous.is_error and "occurs 3 times" in _text(ambiguous)
     assert missing.is_error and "occurs 0 times" in _text(missing)
-    assert everything.structured_content["replacements"] == 3
+    assert payload(everything)["replacements"] == 3
     assert (ws_path / "f.js").read_text() == "newFunction(); newFunction(); newFunction();\n"
 
 
@@ -173,7 +196,8 @@ async def test_replace_specific_text_across_crlf_lines(mcp, ws_path: Path) -> No
     (ws_path / "w.txt").write_bytes(b"a\r\nb\r\nc\r\n")
     async with mcp(ws_path) as client:
         result = await client.call_tool(
-            "replace_specific_text", {"pathInProject": "w.txt", "searchText": "a\nb", "replaceText": "x\ny\nz"}
+            "replace_specific_text",
+            {"pathInProject": "w.txt", "searchText": "a\nb", "replaceText": "x\ny\nz"},
         )
     assert not result.is_error, _text(result)
     assert (ws_path / "w.txt").read_bytes() == b"x\r\ny\r\nz\r\nc\r\n"
@@ -185,12 +209,14 @@ async def test_cp1252_file_refuses_characters_it_cannot_hold(mcp, ws_path: Path)
     async with mcp(ws_path) as client:
         read = await client.call_tool("get_file_text_by_path", {"pathInProject": "legacy.txt"})
         ok = await client.call_tool(
-            "replace_specific_text", {"pathInProject": "legacy.txt", "searchText": "café", "replaceText": "crème"}
+            "replace_specific_text",
+            {"pathInProject": "legacy.txt", "searchText": "café", "replaceText": "crème"},
         )
         lossy = await client.call_tool(
-            "replace_specific_text", {"pathInProject": "legacy.txt", "searchText": "crème", "replaceText": "日本"}
+            "replace_specific_text",
+            {"pathInProject": "legacy.txt", "searchText": "crème", "replaceText": "日本"},
         )
-    assert read.structured_content["content"] == "café\n"
+    assert payload(read)["content"] == "café\n"
     assert not ok.is_error
     assert lossy.is_error and "cannot hold" in _text(lossy)
     assert target.read_bytes() == "crème\n".encode("cp1252")

@@ -55,7 +55,7 @@ def test_inspector_cli_lists_calls_reads_and_gets(ws_path, http_server, door):
         "--tool-arg",
         "pathInProject=hello.txt",
     )
-    assert called["structuredContent"]["content"] == "hi\n"
+    assert json.loads(called["content"][0]["text"])["content"] == "hi\n"
     read = inspector(*target, "--method", "resources/read", "--uri", (ws_path / "hello.txt").as_uri())
     assert read["contents"][0]["text"] == "hi\n"
     prompt = inspector(
@@ -90,7 +90,7 @@ const prompts = await client.listPrompts();
 const prompt = await client.getPrompt({ name: "explain_symbol", arguments: { symbol: "nothing" } });
 const done = await client.complete({ ref: { type: "ref/prompt", name: "explain_symbol" }, argument: { name: "path", value: "hel" } });
 console.log(JSON.stringify({
-  tools: tools.tools.length, called: call.structuredContent.content, read: read.contents[0].text,
+  tools: tools.tools.length, called: JSON.parse(call.content[0].text).content, read: read.contents[0].text,
   prompts: prompts.prompts.map(p => p.name), promptMessages: prompt.messages.length, completion: done.completion.values,
   listChanged: client.getServerCapabilities().tools.listChanged,
 }));

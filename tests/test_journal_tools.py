@@ -17,6 +17,8 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
+from .support.results import payload
+
 pytestmark = pytest.mark.anyio
 
 
@@ -34,12 +36,12 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
 async def call(client: Any, name: str, args: dict[str, Any]) -> Any:
     result = await client.call_tool(name, args)
     assert not result.is_error, f"{name}({args}) failed: {result.content[0].text}"
-    return result.structured_content
+    return payload(result)
 
 
 async def fails(client: Any, name: str, args: dict[str, Any]) -> str:
     result = await client.call_tool(name, args)
-    assert result.is_error, f"{name}({args}) should have failed: {result.structured_content}"
+    assert result.is_error, f"{name}({args}) should have failed: {payload(result)}"
     return result.content[0].text
 
 

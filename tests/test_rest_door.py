@@ -23,7 +23,13 @@ SEED_EXAMPLES = [
     ("get_file_text_by_path", {"pathInProject": "src/utils/helper.js"}, lambda s: s["content"] == HELPER),
     (
         "replace_file_content_at_position",
-        {"pathInProject": "src/utils/helper.js", "startLine": 5, "endLine": 5, "content": "function helper() { return 'Updated'; }", "offset": 0},
+        {
+            "pathInProject": "src/utils/helper.js",
+            "startLine": 5,
+            "endLine": 5,
+            "content": "function helper() { return 'Updated'; }",
+            "offset": 0,
+        },
         lambda s: s == "ok",
     ),
     (
@@ -33,15 +39,35 @@ SEED_EXAMPLES = [
     ),
     (
         "replace_specific_text",
-        {"pathInProject": "src/utils/helper.js", "searchText": "oldFunction", "replaceText": "newFunction", "replaceAll": True},
+        {
+            "pathInProject": "src/utils/helper.js",
+            "searchText": "oldFunction",
+            "replaceText": "newFunction",
+            "replaceAll": True,
+        },
         lambda s: s["replacements"] == 3 and {"path", "operationTimeMs"} <= set(s),
     ),
-    ("search_in_files_content", {"searchText": "function helper"}, lambda s: {e["path"] for e in s} >= {os.path.join("src", "utils", "helper.js")}),
-    ("find_files_by_name_substring", {"nameSubstring": "helper"}, lambda s: {e["name"] for e in s} == {"helper.js", "helper.test.js"}),
-    ("list_files_in_folder", {"pathInProject": "src/utils"}, lambda s: [e["name"] for e in s] == ["helper.js"]),
+    (
+        "search_in_files_content",
+        {"searchText": "function helper"},
+        lambda s: {e["path"] for e in s} >= {os.path.join("src", "utils", "helper.js")},
+    ),
+    (
+        "find_files_by_name_substring",
+        {"nameSubstring": "helper"},
+        lambda s: {e["name"] for e in s} == {"helper.js", "helper.test.js"},
+    ),
+    (
+        "list_files_in_folder",
+        {"pathInProject": "src/utils"},
+        lambda s: [e["name"] for e in s] == ["helper.js"],
+    ),
     (
         "create_new_file_with_text",
-        {"pathInProject": "src/utils/newFile.js", "text": "// New file content\nfunction newFunc() { return true; }"},
+        {
+            "pathInProject": "src/utils/newFile.js",
+            "text": "// New file content\nfunction newFunc() { return true; }",
+        },
         lambda s: {"path", "relativePath", "operationTimeMs"} <= set(s),
     ),
     (
@@ -108,7 +134,12 @@ def test_errors_use_the_envelope_with_fitting_status(http_server, seed_ws: Path)
         ("get_file_text_by_path", {"pathInProject": 7}, 400, "pathInProject"),
         ("get_file_text_by_path", {"pathInProject": "../../etc/passwd"}, 403, "outside the workspace"),
         ("get_file_text_by_path", {"pathInProject": "missing.txt"}, 404, "does not exist"),
-        ("create_new_file_with_text", {"pathInProject": "src/utils/helper.js", "text": "x"}, 409, "already exists"),
+        (
+            "create_new_file_with_text",
+            {"pathInProject": "src/utils/helper.js", "text": "x"},
+            409,
+            "already exists",
+        ),
         ("rewrite_file_content", {"pathInProject": ".git/config", "text": "x"}, 403, "protected path '.git'"),
     ]
     for tool, body, code, words in cases:
@@ -121,7 +152,9 @@ def test_errors_use_the_envelope_with_fitting_status(http_server, seed_ws: Path)
 
 def test_no_tool_runs_from_a_get(http_server, seed_ws: Path) -> None:
     server = http_server(seed_ws)
-    response = httpx.get(f"{server.url}/mcp/create_new_file_with_text", params={"pathInProject": "g.txt", "text": "x"})
+    response = httpx.get(
+        f"{server.url}/mcp/create_new_file_with_text", params={"pathInProject": "g.txt", "text": "x"}
+    )
     assert response.status_code == 405
     assert response.json()["status"] is None
     assert not (seed_ws / "g.txt").exists()
@@ -129,7 +162,11 @@ def test_no_tool_runs_from_a_get(http_server, seed_ws: Path) -> None:
 
 def test_read_only_server_refuses_writes_on_rest(http_server, seed_ws: Path) -> None:
     server = http_server(seed_ws, "--read-only")
-    write = httpx.post(f"{server.url}/mcp/rewrite_file_content", json={"pathInProject": "src/utils/helper.js", "text": "x"})
-    read = httpx.post(f"{server.url}/mcp/get_file_text_by_path", json={"pathInProject": "src/utils/helper.js"})
+    write = httpx.post(
+        f"{server.url}/mcp/rewrite_file_content", json={"pathInProject": "src/utils/helper.js", "text": "x"}
+    )
+    read = httpx.post(
+        f"{server.url}/mcp/get_file_text_by_path", json={"pathInProject": "src/utils/helper.js"}
+    )
     assert write.status_code == 403 and "--read-only" in write.json()["error"]
     assert read.status_code == 200 and read.json()["status"]["content"] == HELPER

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from .support.results import payload
+
 pytestmark = pytest.mark.anyio
 
 
@@ -21,9 +23,9 @@ async def test_big_messages_both_ways_over_pipes(stdio_server_params: Any, ws_pa
         written = await client.call_tool("project_fs_write", {"path": "big.txt", "content": big})
         assert not written.is_error, written.content[0].text
         read = await client.call_tool("get_file_text_by_path", {"pathInProject": "big.txt"})
-        assert not read.is_error and read.structured_content["content"] == big
+        assert not read.is_error and payload(read)["content"] == big
         listing = await client.call_tool("project_fs_list", {})
-        assert [e["path"] for e in listing.structured_content["entries"]] == ["big.txt"]
+        assert [e["path"] for e in payload(listing)["entries"]] == ["big.txt"]
     assert (ws_path / "big.txt").read_text(encoding="utf-8") == big
 
 

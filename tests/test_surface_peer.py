@@ -14,6 +14,8 @@ from mcp_types import CreateMessageResult, ElicitResult, ListRootsResult, Root, 
 from mcp_server_ide.server import ServerOptions
 from mcp_server_ide.workspace import Policy
 
+from .support.results import payload
+
 pytestmark = pytest.mark.anyio
 
 ERAS = ["legacy", "2026-07-28"]
@@ -123,8 +125,8 @@ async def test_draft_commit_message_uses_the_clients_model(ws_path, mcp, mode):
     async with mcp(ws_path, mode=mode, sampling_callback=sample) as client:
         result = await client.call_tool("draft_commit_message", {})
     assert not result.is_error, result.content[0].text
-    assert result.structured_content["message"] == "Print v2\n\nBump the greeting."
-    assert result.structured_content["model"] == "m1"
+    assert payload(result)["message"] == "Print v2\n\nBump the greeting."
+    assert payload(result)["model"] == "m1"
     assert "-print('v1')" in prompts[0] and "Add app" in prompts[0]
 
 
@@ -177,8 +179,9 @@ async def test_roots_become_the_workspace_and_list_changed_is_followed(tmp_path,
                 await anyio.sleep(0.05)
         assert workspaces.workspace.roots == [first.resolve()]
         assert (
-            await client.call_tool("get_file_text_by_path", {"pathInProject": "one.txt"})
-        ).structured_content["content"] == "1"
+            payload(await client.call_tool("get_file_text_by_path", {"pathInProject": "one.txt"}))["content"]
+            == "1"
+        )
         roots.append(Root(uri=second.as_uri(), name="second"))
         await client.send_roots_list_changed()
         with anyio.move_on_after(5):
@@ -187,7 +190,7 @@ async def test_roots_become_the_workspace_and_list_changed_is_followed(tmp_path,
         assert workspaces.workspace.roots == [first.resolve(), second.resolve()]
         # Multi-root: a path starting with another root's folder name resolves there.
         read = await client.call_tool("get_file_text_by_path", {"pathInProject": "second/two.txt"})
-        assert read.structured_content["content"] == "2"
+        assert payload(read)["content"] == "2"
         assert "ToolListChangedNotification" in notes
     workspaces.close()
 

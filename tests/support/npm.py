@@ -32,7 +32,16 @@ def _locked_install(folder: Path, packages: list[str], node_bin: Path | None = N
         if node_bin is not None:
             env["PATH"] = f"{node_bin.parent}{os.pathsep}{env.get('PATH', '')}"
         subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(folder), *packages],
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+                str(folder),
+                *packages,
+            ],
             check=True,
             env=env,
             stdin=subprocess.DEVNULL,

@@ -51,7 +51,9 @@ class HttpServer:
                 self.process.wait(5)
 
 
-def start_http_server(root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 30) -> HttpServer:
+def start_http_server(
+    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 30
+) -> HttpServer:
     """Start ``mcp-server-ide --http --port 0`` and wait until it prints the URL it listens on."""
     log_path = root.parent / f"server-{os.getpid()}-{time.monotonic_ns()}.log"
     full_env = dict(os.environ)
