@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -56,6 +56,56 @@ def read_only_refusal(spec: ToolSpec) -> ToolFailure:
     )
 
 
+ToolPatch = Callable[[ToolSpec, Tool], None]
+
+
+class LazyTools(MutableMapping[str, Tool]):
+    """The SDK ``Tool`` of each tool, built the first time it is needed.
+
+    Building one (pydantic models for its arguments and result) costs ~1.7 ms; a first call after
+    start-up needs one tool, not all 69, so the server answers sooner (cold start). ``tools/list``
+    and the reference page build the rest. ``patches`` (icons, MCP App links...) are applied to each
+    tool as it is built, so features never need the whole table up front.
+    """
+
+    def __init__(self, specs: dict[str, ToolSpec], build: Callable[[ToolSpec], Tool]) -> None:
+        self._specs = specs
+        self._build = build
+        self._built: dict[str, Tool] = {}
+        self._extra: dict[str, Tool] = {}
+        self.patches: list[ToolPatch] = []
+
+    def __getitem__(self, name: str) -> Tool:
+        tool = self._built.get(name) or self._extra.get(name)
+        if tool is not None:
+            return tool
+        spec = self._specs[name]  # KeyError for an unknown tool, as a dict would
+        tool = self._build(spec)
+        for patch in self.patches:
+            patch(spec, tool)
+        self._built[name] = tool
+        return tool
+
+    def __setitem__(self, name: str, tool: Tool) -> None:
+        self._extra[name] = tool  # a tool added straight to the SDK (not through the registry)
+
+    def __delitem__(self, name: str) -> None:
+        if name in self._extra:
+            del self._extra[name]
+            return
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._specs
+        yield from (n for n in self._extra if n not in self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs) + sum(1 for n in self._extra if n not in self._specs)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs or name in self._extra
+
+
 class ToolRunner:
     """The enabled tools, each with its SDK ``Tool`` (schemas, validation, result conversion)."""
 
@@ -63,7 +113,13 @@ class ToolRunner:
         self.specs = {s.name: s for s in specs}
         self.read_only = read_only
         self._make_call = make_call
-        self.sdk: dict[str, Tool] = {s.name: self._sdk_tool(s) for s in specs}
+        self.sdk = LazyTools(self.specs, self._sdk_tool)
+
+    def patch_tools(self, patch: ToolPatch) -> None:
+        """Adjust every SDK tool (icons, ``_meta``...) as it is built, and those already built."""
+        self.sdk.patches.append(patch)
+        for name in list(self.sdk._built):
+            patch(self.specs[name], self.sdk._built[name])
 
     def input_schema(self, name: str) -> dict[str, Any]:
         return self.sdk[name].parameters
@@ -76,7 +132,8 @@ class ToolRunner:
         spec = self.specs.get(name)
         if spec is None:
             raise ToolFailure(
-                f"unknown tool {name!r} (GET /mcp/list_tools lists the tools this server has)", kind="not_found"
+                f"unknown tool {name!r} (GET /mcp/list_tools lists the tools this server has)",
+                kind="not_found",
             )
         sdk = self.sdk[name]
         try:
@@ -150,7 +207,9 @@ class ToolRunner:
             # On cancellation the caller gets its answer at once; `call.cancelled` tells the
             # thread (and the process engine) to stop the work itself.
             try:
-                result = await anyio.to_thread.run_sync(functools.partial(spec.fn, **kwargs), abandon_on_cancel=True)
+                result = await anyio.to_thread.run_sync(
+                    functools.partial(spec.fn, **kwargs), abandon_on_cancel=True
+                )
                 return _valid_unicode(result)
             except anyio.get_cancelled_exc_class():
                 call.cancelled.set()
@@ -264,9 +323,17 @@ def _validation_text(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def enabled_specs(selection: list[str] | None = None) -> list[ToolSpec]:
-    """The tools left after a ``--tools`` selection (names or categories, ``-name`` removes)."""
-    specs = registry.all_tools()
+def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None = None) -> list[ToolSpec]:
+    """The built-in tools plus those of this server's ``--plugin`` modules, less a ``--tools`` selection
+    (names or categories, ``-name`` removes). A plugin another server in the same process loaded
+    stays out of this one."""
+    own = tuple(plugins or ())
+    specs = [
+        s
+        for s in registry.all_tools()
+        if s.fn.__module__.startswith("mcp_server_ide.")
+        or any(s.fn.__module__ == p or s.fn.__module__.startswith(p + ".") for p in own)
+    ]
     if not selection:
         return specs
     include = [s for s in selection if not s.startswith("-")]

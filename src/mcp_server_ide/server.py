@@ -110,14 +110,14 @@ def build_server(
             session_id=session_id,
         )
 
-    runner = ToolRunner(enabled_specs(options.tools), make_call, read_only=options.read_only)
+    runner = ToolRunner(enabled_specs(options.tools, options.plugins), make_call, read_only=options.read_only)
     server = MCPServer(
         name="mcp-server-ide",
         title="IDE",
         description="An IDE for AI assistants: files, search, code intelligence, git, terminals and run configurations.",
         instructions=INSTRUCTIONS,
         version=__version__,
-        tools=list(runner.sdk.values()),
     )
+    server._tool_manager._tools = runner.sdk  # built lazily: see runner.LazyTools
     extensions.apply_all(server, runner, workspace_for, options)
     return server, runner

@@ -64,12 +64,13 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
     )
     if getattr(runner, "read_only", False):
         return  # no tool changes files: nothing to point at the view
-    for name, spec in runner.specs.items():
+
+    def link(spec: Any, sdk: Any) -> None:
         if not links_to_review(spec):
-            continue
-        sdk = runner.sdk[name]
+            return
         meta = dict(sdk.meta or {})
         meta["ui"] = {**meta.get("ui", {}), "resourceUri": REVIEW_URI}
         meta["ui/resourceUri"] = REVIEW_URI
-        # The SDK tool objects are shared with the server's tool table: tools/list shows this at once.
         sdk.meta = meta
+
+    runner.patch_tools(link)

@@ -50,6 +50,9 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
     from . import lowlevel
 
     lowlevel.lowlevel(server).icons = icon("server")
-    for name, sdk_tool in runner.sdk.items():
+
+    def add_icon(spec: Any, sdk_tool: Any) -> None:
         if sdk_tool.icons is None:
-            sdk_tool.icons = icon(runner.specs[name].category)
+            sdk_tool.icons = icon(spec.category)
+
+    runner.patch_tools(add_icon)

@@ -14,7 +14,11 @@ log = logging.getLogger(__name__)
 def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
     from .. import plugin
 
+    own = tuple(getattr(options, "plugins", None) or [])
     for reg in plugin.REGISTRATIONS:
+        module = getattr(reg.fn, "__module__", "")
+        if not any(module == p or module.startswith(p + ".") for p in own):
+            continue  # loaded by another server in this process, not one of this server's plugins
         if reg.kind == "resource":
             server.resource(*reg.args, **reg.kwargs)(reg.fn)
         elif reg.kind == "prompt":
