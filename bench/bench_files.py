@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,29 +30,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from common import FLOOR_SERVER, ms, params, run_process, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-MODE = os.environ.get("BENCH_PROTOCOL", "legacy")  # VS Code speaks 2025-11-25 (initialize): measure that era by default
+MODE = os.environ.get(
+    "BENCH_PROTOCOL", "legacy"
+)  # VS Code speaks 2025-11-25 (initialize): measure that era by default
 FS_VERSION = "2026.8.31"
 LIBRARIES = ("pydantic", "starlette", "mcp", "httpx", "anyio")
 READ_TARGET = 47 * 1024
-
-FLOOR_SERVER = """
-from mcp.server import MCPServer
-
-server = MCPServer("floor")
-
-
-@server.tool()
-def echo(text: str) -> str:
-    return text
-
-
-server.run()
-"""
 
 
 def make_workspace(folder: Path) -> Path:
@@ -94,33 +82,6 @@ def rg_binary() -> str:
     from mcp_server_ide.engines.search import rg_binary
 
     return rg_binary()
-
-
-def params(argv: list[str], cwd: Path | None = None) -> Any:
-    from mcp import StdioServerParameters
-
-    return StdioServerParameters(
-        command=argv[0], args=argv[1:], env=dict(os.environ), cwd=str(cwd) if cwd else None
-    )
-
-
-async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
-    result = await fn()
-    elapsed = time.perf_counter() - start
-    if getattr(result, "is_error", False):
-        raise RuntimeError(f"tool call failed: {result.content[0].text}")
-    return elapsed
-
-
-def run_process(argv: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
-def ms(values: list[float]) -> float:
-    return statistics.median(values) * 1000
 
 
 async def warm(
@@ -182,7 +143,7 @@ async def cold(
     for _ in range(runs):
         for key, (argv, tool, args) in first_calls.items():
             start = time.perf_counter()
-            async with Client(params(argv)) as client:
+            async with Client(params(argv), mode=MODE) as client:
                 result = await client.call_tool(tool, args)
                 elapsed = time.perf_counter() - start
             assert not result.is_error, result.content[0].text

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from common import FLOOR_SERVER, params, run_process, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -42,19 +43,6 @@ sys.path.insert(0, str(REPO / "src"))
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcp-server-ide-bench"
 PEER_VERSION = "2026.10.19"
 
-FLOOR_SERVER = """
-from mcp.server import MCPServer
-
-server = MCPServer("floor")
-
-
-@server.tool()
-def echo(text: str) -> str:
-    return text
-
-
-server.run()
-"""
 
 HISTORY_FILE = "src/core/engine.py"
 
@@ -131,27 +119,6 @@ def peer_command(version: str) -> list[str]:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"mcp-server-git=={version}"], check=True)
     return [str(exe)]
-
-
-def params(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> Any:
-    from mcp import StdioServerParameters
-
-    return StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(cwd) if cwd else None)
-
-
-async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
-    result = await fn()
-    elapsed = time.perf_counter() - start
-    if getattr(result, "is_error", False):
-        raise RuntimeError(f"tool call failed: {result.content[0].text}")
-    return elapsed
-
-
-def run_process(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=True)
-    return time.perf_counter() - start
 
 
 async def measure(

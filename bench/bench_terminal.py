@@ -17,8 +17,6 @@ per round) so machine noise hits every side alike; medians are printed.
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,53 +27,20 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from common import FLOOR_SERVER, ms, params, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 
-FLOOR_SERVER = """
-from mcp.server import MCPServer
-
-server = MCPServer("floor")
-
-
-@server.tool()
-def echo(text: str) -> str:
-    return text
-
-
-server.run()
-"""
 
 TARGET = 2.0
-
-
-def params(argv: list[str], cwd: Path | None = None) -> Any:
-    from mcp import StdioServerParameters
-
-    return StdioServerParameters(
-        command=argv[0], args=argv[1:], env=dict(os.environ), cwd=str(cwd) if cwd else None
-    )
-
-
-async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
-    result = await fn()
-    elapsed = time.perf_counter() - start
-    if getattr(result, "is_error", False):
-        raise RuntimeError(f"tool call failed: {result.content[0].text}")
-    return elapsed
 
 
 def spawn_true() -> float:
     start = time.perf_counter()
     subprocess.run(["/bin/true"], stdin=subprocess.DEVNULL, capture_output=True)
     return time.perf_counter() - start
-
-
-def ms(values: list[float]) -> float:
-    return statistics.median(values) * 1000
 
 
 async def measure(rounds: int, root: Path, floor_script: Path) -> dict[str, float]:
@@ -89,8 +54,8 @@ async def measure(rounds: int, root: Path, floor_script: Path) -> dict[str, floa
         times.setdefault(key, []).append(value)
 
     async with AsyncExitStack() as stack:
-        our = await stack.enter_async_context(Client(params(ours, root)))
-        bare = await stack.enter_async_context(Client(params(floor, root)))
+        our = await stack.enter_async_context(Client(params(ours, cwd=root)))
+        bare = await stack.enter_async_context(Client(params(floor, cwd=root)))
 
         async def job_round_trip() -> Any:
             started = await our.call_tool("start_job", {"command": "true"})
