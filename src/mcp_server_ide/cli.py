@@ -1,9 +1,9 @@
 """Command line: argument parsing only.
 
-    mcp-server-ide [--workspace DIR]              MCP over stdio (what clients launch)
-    mcp-server-ide --http [--host H] [--port N]   Streamable HTTP at /mcp + the seed's REST doors
-    mcp-server-ide call TOOL [JSON]               run one tool and print the seed envelope
-    mcp-server-ide config vscode|claude|cursor    print client set-up for this workspace
+mcp-server-ide [--workspace DIR]              MCP over stdio (what clients launch)
+mcp-server-ide --http [--host H] [--port N]   Streamable HTTP at /mcp + the seed's REST doors
+mcp-server-ide call TOOL [JSON]               run one tool and print the seed envelope
+mcp-server-ide config vscode|claude|cursor    print client set-up for this workspace
 """
 
 from __future__ import annotations
@@ -24,21 +24,77 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mcp-server-ide",
         description="An MCP server that gives an AI assistant IDE powers over a workspace.",
     )
-    p.add_argument("--workspace", "-w", type=Path, help="workspace root (default: the client's first root, else the current folder)")
-    p.add_argument("--http", action="store_true", help="serve HTTP (Streamable HTTP at /mcp and the seed's REST doors) instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind with --http (default 127.0.0.1; anything else needs --token)")
-    p.add_argument("--port", type=int, help="port for --http (default: the first free port in 9960-9990; 0 = any free port)")
+    p.add_argument(
+        "--workspace",
+        "-w",
+        type=Path,
+        help="workspace root (default: the client's first root, else the current folder)",
+    )
+    p.add_argument(
+        "--http",
+        action="store_true",
+        help="serve HTTP (Streamable HTTP at /mcp and the seed's REST doors) instead of stdio",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind with --http (default 127.0.0.1; anything else needs --token)",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        help="port for --http (default: the first free port in 9960-9990; 0 = any free port)",
+    )
     p.add_argument("--stateless", action="store_true", help="serve Streamable HTTP without sessions")
-    p.add_argument("--token", default=os.environ.get("MCP_IDE_TOKEN"), help="bearer token every HTTP call must carry (or env MCP_IDE_TOKEN)")
-    p.add_argument("--allowed-host", action="append", default=[], help="extra Host header value to accept (repeatable)")
-    p.add_argument("--allow-origin", action="append", default=[], help="extra browser Origin allowed to call (repeatable)")
-    p.add_argument("--protect", action="append", default=[], metavar="PATH", help="extra protected write path, e.g. src/brand (repeatable)")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("MCP_IDE_TOKEN"),
+        help="bearer token every HTTP call must carry (or env MCP_IDE_TOKEN)",
+    )
+    p.add_argument(
+        "--allowed-host", action="append", default=[], help="extra Host header value to accept (repeatable)"
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="extra browser Origin allowed to call (repeatable)",
+    )
+    p.add_argument(
+        "--protect",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="extra protected write path, e.g. src/brand (repeatable)",
+    )
     p.add_argument("--read-only", action="store_true", help="refuse every tool that changes the workspace")
-    p.add_argument("--untrusted", action="store_true", help="treat the workspace as untrusted: no git hooks/filters, confirm before running its commands")
-    p.add_argument("--confirm-policy", choices=["refuse", "allow"], default="refuse", help="what a risky operation does when the client cannot ask the person (default refuse)")
-    p.add_argument("--tools", help="comma-separated tools or categories to serve; prefix with - to remove (e.g. 'file,search,-wait')")
-    p.add_argument("--plugin", action="append", default=[], metavar="MODULE", help="import a module that adds tools, resources or prompts (repeatable)")
-    p.add_argument("--state-dir", type=Path, help="where workspace state (editor model, journal) is kept (default $XDG_STATE_HOME/mcp-server-ide)")
+    p.add_argument(
+        "--untrusted",
+        action="store_true",
+        help="treat the workspace as untrusted: no git hooks/filters, confirm before running its commands",
+    )
+    p.add_argument(
+        "--confirm-policy",
+        choices=["refuse", "allow"],
+        default="refuse",
+        help="what a risky operation does when the client cannot ask the person (default refuse)",
+    )
+    p.add_argument(
+        "--tools",
+        help="comma-separated tools or categories to serve; prefix with - to remove (e.g. 'file,search,-wait')",
+    )
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module that adds tools, resources or prompts (repeatable)",
+    )
+    p.add_argument(
+        "--state-dir",
+        type=Path,
+        help="where workspace state (editor model, journal) is kept (default $XDG_STATE_HOME/mcp-server-ide)",
+    )
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
@@ -67,7 +123,10 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     if args.http and not _is_loopback(args.host) and not args.token:
-        print("mcp-server-ide: binding to a non-loopback address needs --token (or MCP_IDE_TOKEN)", file=sys.stderr)
+        print(
+            "mcp-server-ide: binding to a non-loopback address needs --token (or MCP_IDE_TOKEN)",
+            file=sys.stderr,
+        )
         return 2
     workspaces, server, runner = _build(args)
 
@@ -130,7 +189,10 @@ def _subcommand(name: str, rest: list[str]) -> int:
 def _call(rest: list[str]) -> int:
     """``mcp-server-ide call TOOL [JSON] [server options…]``: the CLI door."""
     if not rest:
-        print("usage: mcp-server-ide call TOOL ['{\"param\": \"value\"}'] [--workspace DIR] [options]", file=sys.stderr)
+        print(
+            'usage: mcp-server-ide call TOOL [\'{"param": "value"}\'] [--workspace DIR] [options]',
+            file=sys.stderr,
+        )
         return 2
     tool_name, rest = rest[0], rest[1:]
     payload = "{}"

@@ -10,6 +10,7 @@ nothing crosses between them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
@@ -113,7 +114,5 @@ class Workspace:
         for svc in services:
             close = getattr(svc, "close", None)
             if callable(close):
-                try:
+                with contextlib.suppress(Exception):  # a failing service must not keep the others alive
                     close()
-                except Exception:  # a failing service must not keep the others alive
-                    pass

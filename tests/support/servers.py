@@ -61,15 +61,15 @@ def start_http_server(
     extra = list(args)
     if "--port" not in extra:
         extra += ["--port", "0"]
-    log = open(log_path, "wb")
-    process = subprocess.Popen(
-        server_command("--http", "--workspace", str(root), *extra),
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=full_env,
-        start_new_session=True,
-    )
+    with open(log_path, "wb") as log:  # the child keeps its own copy of the descriptor
+        process = subprocess.Popen(
+            server_command("--http", "--workspace", str(root), *extra),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         text = log_path.read_text(errors="replace")

@@ -80,13 +80,21 @@ def routes(runner: ToolRunner, workspace_for: Callable[[Any], Workspace]) -> lis
     async def status(request: Request) -> Response:
         ws = workspace(request)
         return JSONResponse(
-            {"jsonrpc": "2.0", "id": 0, "result": {"status": "running", "environment": _environment(ws, True)}}
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {"status": "running", "environment": _environment(ws, True)},
+            }
         )
 
     async def list_tools(request: Request) -> Response:
         return JSONResponse(
             [
-                {"name": spec.name, "description": spec.description, "inputSchema": runner.input_schema(spec.name)}
+                {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "inputSchema": runner.input_schema(spec.name),
+                }
                 for spec in runner.specs.values()
             ]
         )
@@ -153,7 +161,9 @@ def _page_fields(result: Any) -> dict[str, Any]:
 def _arguments(body: Any, schema: dict[str, Any]) -> dict[str, Any]:
     """The tool arguments from either body form of the seed."""
     if not isinstance(body, dict):
-        raise ToolFailure("invalid body: expected a JSON object of arguments, or a JSON-RPC request with params.arguments")
+        raise ToolFailure(
+            "invalid body: expected a JSON object of arguments, or a JSON-RPC request with params.arguments"
+        )
     if "jsonrpc" in body and isinstance(body.get("params"), dict):
         params = body["params"]
         arguments = params.get("arguments", {} if "name" in params else params)
@@ -167,7 +177,9 @@ def _arguments(body: Any, schema: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(arguments) - known)
     if unknown:
         expected = ", ".join(sorted(known)) or "none"
-        raise ToolFailure(f"invalid parameters: {', '.join(map(repr, unknown))} not accepted (this tool takes: {expected})")
+        raise ToolFailure(
+            f"invalid parameters: {', '.join(map(repr, unknown))} not accepted (this tool takes: {expected})"
+        )
     return arguments
 
 

@@ -142,6 +142,7 @@ def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
     already running, its kinds and details refine the answer (`enrichedBy` names it)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
+
     return code.symbols(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
 
 
@@ -163,6 +164,7 @@ def find_references(pathInProject: PathInProject, line: Line, character: Charact
     outside the workspace (libraries) are only counted, as `outsideWorkspace`."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
+
     return code.references(ws, sandbox.resolve(ws, pathInProject), line, character)  # type: ignore[return-value]
 
 
@@ -217,6 +219,7 @@ def refactor_code_at_location(
     preview = bool(preview or opts.pop("preview", False))
     resolved = sandbox.resolve(ws, pathInProject) if preview else sandbox.resolve_for_write(ws, pathInProject)
     from ..engines import code  # lazy: language tooling loads on first use
+
     return code.refactor(ws, resolved, line, character, refactorType, opts, preview)  # type: ignore[return-value]
 
 
@@ -234,6 +237,7 @@ def go_to_definition(pathInProject: PathInProject, line: Line, character: Charac
     name and `outsideWorkspace: true`."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
+
     return code.definition(ws, sandbox.resolve(ws, pathInProject), line, character)  # type: ignore[return-value]
 
 
@@ -253,6 +257,7 @@ def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
     time."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
+
     return code.problems(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
 
 
@@ -282,6 +287,7 @@ def format_file(
         code,  # lazy: language tooling loads on first use
         multiedit,
     )
+
     plan = code.format_plan(ws, resolved)
     result = FormatResult(path=resolved.display_rel, changed=plan is not None, applied=False)
     if plan is None:
