@@ -23,11 +23,14 @@ from mcp.server.mcpserver.prompts.base import UserMessage
 from mcp_types import EmbeddedResource, TextContent, TextResourceContents
 from pydantic import Field
 
-from ..engines import gitquery, sandbox, textio
+from ..engines import sandbox, textio
+from ..lazy import LazyModule
 from ..registry import ToolFailure
 from ..workspace import Workspace
 from .completion import completer, ranked
 from .icons import icon
+
+gitquery = LazyModule("mcp_server_ide.engines.gitquery")
 
 MAX_DIFF = 120_000
 SKIP = frozenset({".git", "node_modules", "dist", "__pycache__", ".venv", "venv", ".tox", "build"})

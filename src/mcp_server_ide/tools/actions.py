@@ -15,10 +15,13 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import actions, progress
 from ..engines.confirm import confirm
 from ..engines.progress import ProgressItem
+from ..lazy import LazyModule
 from ..registry import tool
+
+actions = LazyModule("mcp_server_ide.engines.actions")
+progress = LazyModule("mcp_server_ide.engines.progress")
 
 
 class ActionInfo(TypedDict):

@@ -14,9 +14,12 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import editor, runconfigs, sandbox
+from ..engines import editor, sandbox
 from ..engines.confirm import confirm
+from ..lazy import LazyModule
 from ..registry import tool
+
+runconfigs = LazyModule("mcp_server_ide.engines.runconfigs")
 
 JOB_TOOLS = "get_job_output / list_jobs / cancel_job"
 

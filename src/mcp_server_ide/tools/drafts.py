@@ -8,8 +8,11 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import gitquery, peer
+from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
+
+gitquery = LazyModule("mcp_server_ide.engines.gitquery")
+peer = LazyModule("mcp_server_ide.engines.peer")
 
 MAX_DIFF = 60_000
 

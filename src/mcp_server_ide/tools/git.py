@@ -14,9 +14,11 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import git as engine
 from ..engines.confirm import confirm
+from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
+
+engine = LazyModule("mcp_server_ide.engines.git")
 
 ChangeType = Literal["MODIFICATION", "ADDITION", "DELETION", "MOVED", "UNTRACKED", "CONFLICT"]
 

@@ -13,8 +13,11 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import project, sandbox
+from ..engines import sandbox
+from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
+
+project = LazyModule("mcp_server_ide.engines.project")
 
 
 class ModuleInfo(TypedDict):

@@ -26,9 +26,11 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
-from ..engines import processes
 from ..engines.confirm import confirm
+from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
+
+processes = LazyModule("mcp_server_ide.engines.processes")
 
 MAX_WAIT_MS = 600_000
 DEFAULT_RUN_TIMEOUT_MS = 60_000
