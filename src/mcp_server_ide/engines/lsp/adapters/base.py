@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -26,7 +27,7 @@ class Launch:
     """Added to a scrubbed copy of our environment."""
 
 
-class Adapter:
+class Adapter(ABC):
     """A language server for some file extensions."""
 
     language: str = ""
@@ -44,9 +45,9 @@ class Adapter:
     node: bool = False
     """A node.js server: gets ``--max-old-space-size`` from the memory cap."""
 
+    @abstractmethod
     def launch(self, root: Path) -> Launch:
         """How to start the server for a workspace root; raises :class:`Unavailable`."""
-        raise NotImplementedError
 
     def initialization_options(self, root: Path) -> Any:
         return None
