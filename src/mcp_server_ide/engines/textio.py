@@ -21,7 +21,6 @@ import os
 import re
 import secrets
 import stat
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,36 +210,12 @@ def atomic_write(
         dir_fd = sandbox.open_folder_beneath(
             root, "" if rel_folder == "." else rel_folder, create=make_parents
         )
-        try:
-            _write_beneath(dir_fd, path.name, data, mode, exclusive)
-        finally:
-            os.close(dir_fd)
-        return
-    folder = path.parent
-    # The name is cut so that the temp name fits NAME_MAX even for a file with a very long name.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=sandbox.TEMP_MARK, dir=folder)
+    else:
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        try:
-            if not exclusive:
-                _keep_owner(fd, path)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fchmod(fd, mode if mode is not None else _default_mode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if exclusive:
-            os.link(tmp, path)
-            os.unlink(tmp)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(folder)
+        _write_beneath(dir_fd, path.name, data, mode, exclusive)
+    finally:
+        os.close(dir_fd)
 
 
 def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclusive: bool) -> None:
