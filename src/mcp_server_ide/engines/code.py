@@ -722,21 +722,32 @@ def _ruff_bin() -> str:
         return found
 
 
+RUFF_MAX_OUTPUT = 64 * 1024 * 1024
+
+
 def _ruff(
     ws: Workspace, resolved: sandbox.Resolved, args: list[str], text: str
 ) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(
-            [_ruff_bin(), *args, "--stdin-filename", resolved.rel, "-"],
-            input=text.encode("utf-8"),
-            capture_output=True,
-            cwd=str(resolved.root),
-            timeout=60,
-            check=False,
-            env={**os.environ, "RUFF_NO_CACHE": "true"},
+    """Run ruff on the file's text through the process engine (own group, scrubbed env, timeout)."""
+    from . import processes
+
+    argv = [_ruff_bin(), *args, "--stdin-filename", resolved.rel, "-"]
+    done = processes.run(
+        argv,
+        ws=ws,
+        env={"RUFF_NO_CACHE": "true"},
+        timeout_s=60,
+        max_output=RUFF_MAX_OUTPUT,
+        stdin=text.encode("utf-8"),
+    )
+    if done.timed_out:
+        raise ToolFailure("unavailable: ruff took over 60 s and was stopped", kind="unavailable")
+    if done.truncated:  # never write back (or report from) a cut answer
+        raise ToolFailure(
+            "unavailable: ruff printed more than it may; the file is unchanged", kind="unavailable"
         )
-    except subprocess.TimeoutExpired:
-        raise ToolFailure("unavailable: ruff took over 60 s", kind="unavailable") from None
+    code = done.exit_code if done.exit_code is not None else -1
+    return subprocess.CompletedProcess(argv, code, done.stdout_bytes, done.stderr_bytes)
 
 
 def _ruff_problems(ws: Workspace, resolved: sandbox.Resolved, text: str) -> list[dict[str, Any]]:
