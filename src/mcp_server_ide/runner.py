@@ -22,7 +22,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from . import registry
+from . import registry, toolcache
 from .call import Call, Reporter, calling
 from .engines.peer import InputNeeded
 from .outschema import light_output_schema
@@ -68,12 +68,27 @@ class LazyTools(MutableMapping[str, Tool]):
     tool as it is built, so features never need the whole table up front.
     """
 
-    def __init__(self, specs: dict[str, ToolSpec], build: Callable[[ToolSpec], Tool]) -> None:
+    def __init__(
+        self, specs: dict[str, ToolSpec], build: Callable[[ToolSpec], Tool], cache_key: str | None = None
+    ) -> None:
         self._specs = specs
         self._build = build
         self._built: dict[str, Tool] = {}
         self._extra: dict[str, Tool] = {}
         self.patches: list[ToolPatch] = []
+        self._key = cache_key
+        self._listed = toolcache.load(cache_key) if cache_key else None
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        """What ``tools/list`` reads: built tools, else their cached listing, else built now.
+
+        The first full listing of a start without a cache is kept for the next start (:mod:`.toolcache`).
+        """
+        listed = self._listed or {}
+        out = [self._built.get(n) or self._extra.get(n) or listed.get(n) or self[n] for n in self]
+        if self._key and self._listed is None and len(self._built) == len(self._specs):
+            toolcache.save(self._key, [self._built[n] for n in self._specs])
+        return out
 
     def __getitem__(self, name: str) -> Tool:
         tool = self._built.get(name) or self._extra.get(name)
@@ -113,7 +128,7 @@ class ToolRunner:
         self.specs = {s.name: s for s in specs}
         self.read_only = read_only
         self._make_call = make_call
-        self.sdk = LazyTools(self.specs, self._sdk_tool)
+        self.sdk = LazyTools(self.specs, self._sdk_tool, toolcache.cache_key(specs, read_only=read_only))
 
     def patch_tools(self, patch: ToolPatch) -> None:
         """Adjust every SDK tool (icons, ``_meta``...) as it is built, and those already built."""
