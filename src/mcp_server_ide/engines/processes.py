@@ -793,6 +793,35 @@ def _stdin_bytes(stdin: bytes | str | None) -> bytes | None:
     return stdin.encode() if isinstance(stdin, str) else bytes(stdin)
 
 
+def _start_captured(
+    command: str | Sequence[str],
+    ws: Workspace | None,
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str | None] | None,
+    shell: str | None,
+    stdin: bytes | str | None,
+    max_output: int,
+) -> tuple[subprocess.Popen[bytes], ProcessTree, bytes | None, Capture, Capture, float]:
+    """Start a contained command with piped, non-blocking stdout/stderr and their capped captures
+    (what :func:`run` and :func:`run_async` share). Returns the process, its tree tracker, the stdin
+    bytes to feed, the two captures and the start time."""
+    prep = prepare(
+        command, ws=ws, cwd=cwd if cwd is not None or ws is not None else os.getcwd(), env=env, shell=shell
+    )
+    data_in = _stdin_bytes(stdin)
+    started = time.perf_counter()
+    proc, tree = _popen(
+        prep,
+        stdin=subprocess.PIPE if data_in is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    os.set_blocking(proc.stdout.fileno(), False)
+    os.set_blocking(proc.stderr.fileno(), False)
+    return proc, tree, data_in, Capture(max_output), Capture(max_output), started
+
+
 def run(
     command: str | Sequence[str],
     *,
@@ -816,22 +845,9 @@ def run(
     timeout = _check_timeout(timeout_s)
     if cancel is None:
         cancel = _call_cancel_event()
-    prep = prepare(
-        command, ws=ws, cwd=cwd if cwd is not None or ws is not None else os.getcwd(), env=env, shell=shell
-    )
-    data_in = _stdin_bytes(stdin)
-    started = time.perf_counter()
-    proc, tree = _popen(
-        prep,
-        stdin=subprocess.PIPE if data_in is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    out, err = Capture(max_output), Capture(max_output)
+    proc, tree, data_in, out, err, started = _start_captured(command, ws, cwd, env, shell, stdin, max_output)
     assert proc.stdout is not None and proc.stderr is not None
     fds = {proc.stdout.fileno(): out.feed, proc.stderr.fileno(): err.feed}
-    for fd in fds:
-        os.set_blocking(fd, False)
     pidfd = _pidfd(proc.pid)
     sel = selectors.DefaultSelector()
     for fd in fds:
@@ -978,22 +994,9 @@ async def run_async(
 ) -> Completed:
     """:func:`run` for the event loop. Cancelling the caller kills the tree (then re-raises)."""
     timeout = _check_timeout(timeout_s)
-    prep = prepare(
-        command, ws=ws, cwd=cwd if cwd is not None or ws is not None else os.getcwd(), env=env, shell=shell
-    )
-    data_in = _stdin_bytes(stdin)
-    started = time.perf_counter()
-    proc, tree = _popen(
-        prep,
-        stdin=subprocess.PIPE if data_in is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    out, err = Capture(max_output), Capture(max_output)
+    proc, tree, data_in, out, err, started = _start_captured(command, ws, cwd, env, shell, stdin, max_output)
     assert proc.stdout is not None and proc.stderr is not None
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    os.set_blocking(out_fd, False)
-    os.set_blocking(err_fd, False)
     open_fds = {out_fd, err_fd}
     sinks = {out_fd: out.feed, err_fd: err.feed}
     pidfd = _pidfd(proc.pid)
