@@ -10,7 +10,8 @@ into a temporary folder), every server over stdio through the SDK's ``Client``:
 - cold start to the first tool result                                                             (target <= 0.6 s)
 
 The floor is a bare SDK ``MCPServer`` with one ``echo`` tool, measured in the same run. Calls are
-interleaved (one of each per round) so machine noise hits every server alike; medians are printed.
+interleaved (one of each per round, in a new shuffled order each round, process floors included) so
+machine noise and cold caches hit every operation alike; medians are printed.
 
     python bench/bench_files.py [--rounds 60] [--cold 7] [--workspace DIR]
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -42,6 +44,7 @@ MODE = os.environ.get(
 FS_VERSION = "2026.8.31"
 LIBRARIES = ("pydantic", "starlette", "mcp", "httpx", "anyio")
 READ_TARGET = 47 * 1024
+ORDER_SEED = 20261129
 
 
 def make_workspace(folder: Path) -> Path:
@@ -117,14 +120,22 @@ async def warm(
                 lambda: fs.call_tool("search_files", {"path": str(root), "pattern": "*schema*"}),
             ),
         ]
+
+        async def process(argv: list[str]) -> Any:
+            return run_process(argv, root)
+
+        ops.append(("rg.files", lambda: process([rg, "--files"])))
+        ops.append(("rg.search", lambda: process([rg, "-n", "def validate"])))
         for _, op in ops:  # warm-up: imports, caches, JIT
             for _ in range(3):
                 await timed(op)
+        order = random.Random(ORDER_SEED)
         for _ in range(rounds):
+            # A new order each round: whatever runs right after a process spawn (cold CPU caches)
+            # or a big search is a different operation every time, not always the same one.
+            order.shuffle(ops)
             for key, op in ops:
                 add(key, await timed(op))
-            add("rg.files", run_process([rg, "--files"], root))
-            add("rg.search", run_process([rg, "-n", "def validate"], root))
     return {key: ms(values) for key, values in times.items()}
 
 

@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from .doors import stdio
 
-        anyio.run(stdio.serve, server, workspaces)
+        anyio.run(stdio.serve, server, workspaces, runner)
     return 0
 
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import typing
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import pydantic_core
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools.base import Tool
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
 
     from .workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 CONTEXT_KWARG = "_mcp_context"
 
@@ -128,6 +133,7 @@ class ToolRunner:
         self.specs = {s.name: s for s in specs}
         self.read_only = read_only
         self._make_call = make_call
+        self._shapes: dict[str, Callable[[Any], Any]] = {}
         self.sdk = LazyTools(self.specs, self._sdk_tool, toolcache.cache_key(specs, read_only=read_only))
 
     def patch_tools(self, patch: ToolPatch) -> None:
@@ -176,6 +182,14 @@ class ToolRunner:
 
         paged_item = _paged_item_type(spec)
 
+        def shape(result: Any) -> Any:
+            """The tool's return value as the SDK's result conversion should see it."""
+            if paged_item is not None:
+                return _paged_call_result(result)
+            if wrapped_list and isinstance(result, list):
+                return _list_call_result(result)
+            return result
+
         async def mcp_entry(**kwargs: Any) -> Any:
             ctx = kwargs.pop(CONTEXT_KWARG)
             call = self._make_call(ctx, spec.name, dict(kwargs))
@@ -183,11 +197,7 @@ class ToolRunner:
                 result = await self._invoke(spec, kwargs, call)
             except InputNeeded as need:  # 2026-07-28: ask the client, then it calls again
                 return need.result()
-            if paged_item is not None:
-                return _paged_call_result(result)
-            if wrapped_list and isinstance(result, list):
-                return _list_call_result(result)
-            return result
+            return shape(result)
 
         metadata = base.fn_metadata
         if paged_item is not None:
@@ -204,9 +214,45 @@ class ToolRunner:
                 )
         update: dict[str, Any] = {"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG}
         update["fn_metadata"] = metadata
+        self._shapes[spec.name] = shape
         return base.model_copy(update=update)
 
+    def direct_call(self, name: str, arguments: dict[str, Any], call: Call) -> CallToolResult | None:
+        """Run an inline read-only tool at once and give the ``CallToolResult`` the SDK's ``tools/call``
+        would give (same validation, same result conversion, same error text); the direct stdio lane
+        (:mod:`.doors.directlane`) uses it. None when the SDK must answer instead: not such a tool, or
+        arguments it refuses (its refusal text is the one clients know)."""
+        spec = self.specs.get(name)
+        if spec is None or not direct_eligible(spec):
+            return None
+        sdk = self.sdk[name]
+        try:
+            validated = sdk.fn_metadata.validate_arguments(arguments)
+        except (ValidationError, ValueError):
+            return None
+        try:
+            result = self._shapes[name](self._run_inline(spec, validated, call))
+            converted = sdk.fn_metadata.convert_result(result)
+        except MCPError:
+            raise  # a JSON-RPC error, as the SDK answers it
+        except (ToolError, ResourceError) as exc:  # what the SDK's Tool.run and _handle_call_tool make of it
+            return _error_result(f"Error executing tool {name}: {exc}")
+        except Exception:
+            log.exception("Tool %r raised an unexpected exception", name)
+            return _error_result(f"Error executing tool {name}")
+        return converted if isinstance(converted, CallToolResult) else None
+
+    def _run_inline(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
+        """Run an inline tool on the caller's thread (the direct lane's way of calling)."""
+        if self.read_only and not spec.read_only:
+            raise read_only_refusal(spec)
+        with calling(call):
+            return _valid_unicode(spec.fn(**kwargs))
+
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
+        if spec.inline and not inspect.iscoroutinefunction(spec.fn):
+            # Bounded local I/O: a thread hop would cost more than the work.
+            return self._run_inline(spec, kwargs, call)
         if self.read_only and not spec.read_only:
             raise read_only_refusal(spec)
         with calling(call):
@@ -216,8 +262,6 @@ class ToolRunner:
                 except anyio.get_cancelled_exc_class():
                     call.cancelled.set()
                     raise
-            if spec.inline:  # bounded local I/O: a thread hop would cost more than the work
-                return _valid_unicode(spec.fn(**kwargs))
             # anyio copies the context into the worker thread, so `current()` works there too.
             # On cancellation the caller gets its answer at once; `call.cancelled` tells the
             # thread (and the process engine) to stop the work itself.
@@ -229,6 +273,16 @@ class ToolRunner:
             except anyio.get_cancelled_exc_class():
                 call.cancelled.set()
                 raise
+
+
+def direct_eligible(spec: ToolSpec) -> bool:
+    """Whether the direct lane may answer calls to this tool: inline (bounded local work, no thread,
+    no progress, nothing to cancel), read-only, and not hidden until a workspace feature shows up."""
+    return spec.inline and spec.read_only and not spec.requires and not inspect.iscoroutinefunction(spec.fn)
+
+
+def _error_result(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 def _forbid_unknown_arguments(base: Tool) -> Tool:

@@ -13,7 +13,8 @@ else is the SDK's own ``stdio_server()``, given these streams:
 - used only when both ends are pipes or sockets (what clients launch us with); a terminal or a
   file falls back to the SDK's transport, so no shared terminal is ever made non-blocking;
 - lines of any length are read (a single write of a large file is one line);
-- the pipes are grown to 1 MB where Linux allows, so a large answer is one write.
+- the pipes are grown to 1 MB where Linux allows, so a large answer is one write;
+- a ``lane`` (:mod:`.directlane`) may answer a request line itself, writing on the same pipe.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import stat
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
 
 LINE_LIMIT = 1 << 30
 PIPE_SIZE = 1 << 20
@@ -34,20 +35,43 @@ write instead of waiting for the client to drain a 64 KB pipe in the middle of i
 _F_SETPIPE_SZ = 1031
 
 
-class _Lines:
-    """``async for line in stdin`` over an asyncio stream (what the SDK's reader iterates)."""
+class Lane(Protocol):
+    def answer(self, line: bytes) -> bytes | None:
+        """The response line for a request line it answers itself, else None."""
+        ...
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+
+class _Lines:
+    """``async for line in stdin`` over an asyncio stream (what the SDK's reader iterates).
+
+    With a ``lane`` (:mod:`.directlane`), a line the lane answers is answered here and never
+    reaches the SDK."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        lane: Lane | None = None,
+        writer: asyncio.StreamWriter | None = None,
+    ) -> None:
         self.reader = reader
+        self.lane = lane if writer is not None else None
+        self.writer = writer
 
     def __aiter__(self) -> _Lines:
         return self
 
     async def __anext__(self) -> bytes:
-        line = await self.reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line
+        while True:
+            line = await self.reader.readline()
+            if not line:
+                raise StopAsyncIteration
+            if self.lane is None or self.writer is None:
+                return line
+            answer = self.lane.answer(line)
+            if answer is None:
+                return line
+            self.writer.write(answer)
+            await self.writer.drain()
 
 
 class _Writer:
@@ -84,7 +108,7 @@ def usable() -> bool:
 
 
 @asynccontextmanager
-async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's ``stdio_server()`` streams, fed by asyncio pipes on the claimed descriptors."""
     from mcp.server import stdio as sdk_stdio
 
@@ -104,7 +128,9 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
             asyncio.streams.FlowControlMixin, os.fdopen(os.dup(stdout_file.fileno()), "wb", buffering=0)
         )
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        async with sdk_stdio.stdio_server(stdin=_Lines(reader), stdout=_Writer(writer)) as streams:  # type: ignore[arg-type]
+        async with sdk_stdio.stdio_server(
+            stdin=_Lines(reader, lane, writer), stdout=_Writer(writer)
+        ) as streams:  # type: ignore[arg-type]
             yield streams
     finally:
         for transport in (read_transport, write_transport):
@@ -126,11 +152,12 @@ def _grow_pipe(fd: int) -> None:
             fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
 
 
-async def run(server: Any) -> None:
-    """Serve ``server`` (an ``MCPServer``) over stdio, on the fast transport when it can be used."""
+async def run(server: Any, lane: Lane | None = None) -> None:
+    """Serve ``server`` (an ``MCPServer``) over stdio, on the fast transport when it can be used
+    (and with ``lane`` answering the calls it takes)."""
     if not usable():
         await server.run_stdio_async()
         return
     lowlevel = server._lowlevel_server
-    async with stdio_streams() as (read_stream, write_stream):
+    async with stdio_streams(lane) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

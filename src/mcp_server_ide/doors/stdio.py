@@ -11,10 +11,16 @@ from typing import Any
 
 import anyio
 
-from . import faststdio
+from . import directlane, faststdio
 
 
-async def serve(server: Any, workspaces: Any) -> None:
+async def serve(server: Any, workspaces: Any, runner: Any = None) -> None:
+    """Serve MCP on stdin/stdout until the client closes stdin or a SIGTERM/SIGHUP arrives. With
+    ``runner``, the direct lane answers calls of small read-only tools (:mod:`.directlane`)."""
+    lane = None
+    if runner is not None and directlane.enabled_by_environment():
+        lane = directlane.DirectLane(server, runner, workspaces)
+
     async def stop_on_signal(scope: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
             async for _ in signals:
@@ -24,7 +30,7 @@ async def serve(server: Any, workspaces: Any) -> None:
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_on_signal, tg.cancel_scope)
-            await faststdio.run(server)  # the SDK's stdio_server() on asyncio pipes (no thread hops)
+            await faststdio.run(server, lane)  # the SDK's stdio_server() on asyncio pipes (no thread hops)
             tg.cancel_scope.cancel()
     finally:
         workspaces.close()

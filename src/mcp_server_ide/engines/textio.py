@@ -61,8 +61,20 @@ class TextFile:
         return content_hash(self.raw)
 
     @property
+    def line_count(self) -> int:
+        """How many lines ``text`` has (a last line without a break counts; an empty file has none)."""
+        return count_lines(self.text)
+
+    @property
     def encoding_label(self) -> str:
         return self.encoding + ("-bom" if self.bom else "")
+
+
+def count_lines(text: str) -> int:
+    """Lines in ``text``: one per ``\\n``, plus a last line without one; an empty text has none."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 def content_hash(data: bytes) -> str:
@@ -144,7 +156,13 @@ def normalise_input(text: str, like: TextFile | None) -> str:
     return text.replace("\r\n", "\n")
 
 
+_ASCII_NEWLINES = frozenset({"utf-8", "cp1252", "latin-1"})
+"""Encodings in which byte 0x0D is always CR and 0x0A always LF: the raw bytes tell the endings."""
+
+
 def _with_newlines(text: str, encoding: str, bom: bytes, raw: bytes, mode: int) -> TextFile:
+    if encoding in _ASCII_NEWLINES and b"\r" not in raw:  # the common case: an LF file, one memchr
+        return TextFile(text, encoding, bom, "\n", raw, mode)
     crlf = text.count("\r\n")
     cr = text.count("\r") - crlf
     lf = text.count("\n") - crlf
@@ -272,19 +290,21 @@ def _keep_owner(fd: int, path: Path | str, dir_fd: int | None = None) -> None:
             os.fchown(fd, st.st_uid, st.st_gid)
 
 
-def sweep_temp_files(folder: Path) -> None:
-    """Remove our temp files left behind by a killed process (safe: none is in flight by name)."""
-    try:
-        with os.scandir(folder) as it:
-            stale = [e.path for e in it if sandbox.is_temp_name(e.name) and e.is_file(follow_symlinks=False)]
-    except OSError:
+def sweep_temp_names(dir_fd: int, names: list[str]) -> None:
+    """Remove our temp files left behind by a killed process, by name inside an open folder.
+
+    The listing tools pass the temp names their own scan of the folder met (no second scan). Ours
+    live for milliseconds, so one older than a minute is a leftover. Each name is looked at and
+    removed relative to ``dir_fd`` without following links: a folder swapped for a link meanwhile
+    cannot turn the sweep on anything outside."""
+    if not names:
         return
-    for path in stale:
-        # A temp file still being written by this process is held under its file lock; ours are
-        # short-lived, so anything older than a minute is a leftover.
+    cutoff = _now() - 60
+    for name in names:
         try:
-            if os.stat(path).st_mtime < _now() - 60:
-                os.unlink(path)
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+                os.unlink(name, dir_fd=dir_fd)
         except OSError:
             pass
 

@@ -29,6 +29,8 @@ from . import lowlevel
 log = logging.getLogger(__name__)
 
 ATTR = "_ide_clients"
+TRANSPARENT = "_ide_transparent"
+"""Set on a middleware that only observes: the stdio direct lane (doors/directlane.py) may skip it."""
 
 
 class Clients:
@@ -150,4 +152,5 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
         registry.note(ctx)
         return await call_next(ctx)
 
+    setattr(note_client, TRANSPARENT, True)  # the lane answers only on a connection already noted
     server.middleware.append(note_client)

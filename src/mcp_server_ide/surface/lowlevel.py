@@ -119,6 +119,11 @@ def session_key(ctx: Any) -> str | None:
         return f"http:{sid}"
     if is_modern(ctx) or not getattr(connection, "has_standalone_channel", False):
         return None
+    return connection_key(connection)
+
+
+def connection_key(connection: Any) -> str:
+    """The session key of a 2025-era connection without a session id (stdio, in-memory)."""
     return f"conn:{id(connection)}"
 
 

@@ -110,14 +110,8 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
         hash=tf.hash,
         encoding=tf.encoding_label,
         lineEnding=_line_ending(tf),
-        totalLines=_count_lines(tf.text),
+        totalLines=tf.line_count,
     )
-
-
-def _count_lines(text: str) -> int:
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 @tool(
@@ -211,8 +205,8 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
         raise ToolFailure(
             f"{resolved.display_rel!r} is a file, not a folder (read it with get_file_text_by_path)"
         )
-    textio.sweep_temp_files(resolved.path)
     entries: list[FolderEntry] = []
+    temps: list[str] = []
     prefix = resolved.rel + "/" if resolved.rel else ""
     try:
         # Reached beneath the root without following links: a folder swapped for a link out since
@@ -224,6 +218,7 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
         with os.scandir(listing_fd) as it:
             for entry in it:
                 if sandbox.is_temp_name(entry.name):
+                    temps.append(entry.name)
                     continue
                 kind, size = _entry_kind(entry, resolved.root, resolved.path)
                 item = FolderEntry(
@@ -232,6 +227,7 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
                 if size is not None:
                     item["size"] = size
                 entries.append(item)
+        textio.sweep_temp_names(listing_fd, temps)
     finally:
         os.close(listing_fd)
     entries.sort(key=lambda e: (e["type"] != "directory", e["name"].casefold(), e["name"]))

@@ -132,7 +132,7 @@ def project_fs_read(
     tf = textio.decode(raw, stat.S_IMODE(st.st_mode), resolved.display_rel)
     reads.note_read(ws, resolved.rel)
     text = tf.text
-    total = _count_lines(text)
+    total = textio.count_lines(text)
     first, last = _clip(resolved, total, startLine, endLine)
     if startLine is None and endLine is None:
         selected = text
@@ -167,12 +167,6 @@ def _read_all(fd: int, size: int) -> bytes:
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
-
-
-def _count_lines(text: str) -> int:
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 def _clip(resolved: sandbox.Resolved, total: int, start: int | None, end: int | None) -> tuple[int, int]:
@@ -394,7 +388,6 @@ def project_fs_list(
                 kind="not_found",
             )
         raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with project_fs_read)")
-    textio.sweep_temp_files(resolved.path)
     entries, complete = _walk(resolved, recursive)
     if recursive and not includeIgnored:
         entries, filtered_complete = _without_ignored(resolved, entries)
@@ -436,10 +429,14 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> tuple[list[_Entry], bo
         except OSError:
             os.close(folder_fd)
             continue
+        temps: list[str] = []
         with it:
             for entry in it:
                 name = entry.name
-                if name in ALWAYS_SKIPPED or sandbox.is_temp_name(name):
+                if sandbox.is_temp_name(name):
+                    temps.append(name)
+                    continue
+                if name in ALWAYS_SKIPPED:
                     continue
                 rel = base + name
                 kind: Literal["file", "directory", "symlink", "other"] = "other"
@@ -464,6 +461,7 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> tuple[list[_Entry], bo
                 if len(entries) >= MAX_WALK:
                     os.close(folder_fd)
                     return entries, False
+        textio.sweep_temp_names(folder_fd, temps)  # leftovers of killed writes, in every folder walked
         os.close(folder_fd)
     return entries, True
 

@@ -1,0 +1,177 @@
+"""The direct lane: stdio calls of small read-only tools answered without the SDK's per-request machinery.
+
+Every request the SDK serves passes through JSON-RPC models, a task of its own, memory streams,
+middleware, two context objects and the ``MCPServer`` tool layers: on this 2-core machine ~0.3 ms
+of a 0.45 ms file read (``bench/bench_files.py``), more than the read itself. The reads an assistant
+makes most (a file, a folder listing, a slice, the editor's state) are *inline* tools: bounded local
+I/O that runs on the event loop, never reports progress and has nothing to cancel. The stdio door
+answers those straight from its reader with the SDK's own pieces: the tool's argument model, the
+same result conversion (``FuncMetadata.convert_result``), the protocol's result sieve
+(``serialize_server_result``) and the ``JSONRPCResponse`` model, so the bytes written are the ones
+the SDK would write (``tests/test_direct_lane.py`` compares the two lanes call by call).
+
+Everything else, and every request the lane is not sure about, goes to the SDK untouched:
+
+- only after the SDK accepted ``initialize``, on a 2025-era connection (2026-07-28 requests carry
+  per-request state in ``_meta``);
+- only the plain shape ``{jsonrpc, id, method: "tools/call", params: {name, arguments?, _meta?}}``
+  whose ``_meta`` holds at most a ``progressToken`` (an inline tool never reports progress);
+- only tools that are inline, read-only and not gated on a workspace feature;
+- arguments the tool refuses go to the SDK, so the refusal is the SDK's own;
+- never when an OpenTelemetry tracer is configured (spans are the SDK's middleware), when a plugin
+  added middleware, or when the server has cache hints for ``tools/call``.
+
+``MCP_IDE_DIRECT_LANE=0`` in the environment turns the lane off (every call then takes the SDK's path).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import pydantic_core
+from mcp.shared.exceptions import MCPError
+from mcp_types import JSONRPCError, JSONRPCResponse
+from mcp_types import methods as protocol_methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ..call import Call, SilentReporter
+from ..runner import ToolRunner, direct_eligible
+from ..surface import lowlevel
+from ..surface.clients import TRANSPARENT, clients
+from ..workspaces import LocalWorkspaces
+
+log = logging.getLogger(__name__)
+
+ENV_SWITCH = "MCP_IDE_DIRECT_LANE"
+_MARK = b'"tools/call"'
+_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_PARAM_KEYS = frozenset({"name", "arguments", "_meta"})
+_META_KEYS = frozenset({"progressToken"})
+
+
+def enabled_by_environment() -> bool:
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+class DirectLane:
+    """Answers eligible ``tools/call`` lines of one stdio connection; ``None`` means "the SDK's"."""
+
+    def __init__(self, server: Any, runner: ToolRunner, workspaces: LocalWorkspaces) -> None:
+        self.server = server
+        self.runner = runner
+        self.workspaces = workspaces
+        self._clients = clients(server)
+        self._usable: bool | None = None  # decided on the first eligible line (after start-up hooks ran)
+
+    def answer(self, line: bytes) -> bytes | None:
+        """The response line for ``line``, or None to hand ``line`` to the SDK."""
+        if _MARK not in line:
+            return None
+        try:
+            return self._answer(line)
+        except Exception:  # the lane must never cost a request: the SDK answers it instead
+            log.exception("the direct lane failed on a request; the SDK answers it")
+            return None
+
+    def _answer(self, line: bytes) -> bytes | None:
+        request = _plain_tool_call(line)
+        if request is None:
+            return None
+        request_id, name, arguments = request
+        spec = self.runner.specs.get(name)
+        if spec is None or not direct_eligible(spec):
+            return None
+        connection = self._connection()
+        if connection is None or not self._lane_usable():
+            return None
+        call = Call(
+            workspace=self.workspaces.for_context(None),
+            door="mcp",
+            reporter=SilentReporter(),
+            tool=name,
+            arguments=dict(arguments),
+            session_id=lowlevel.connection_key(connection),
+        )
+        version = connection.protocol_version
+        try:
+            result = self.runner.direct_call(name, arguments, call)
+        except MCPError as exc:
+            error = JSONRPCError(jsonrpc="2.0", id=request_id, error=exc.error)
+            return error.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        if result is None:
+            return None
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        dumped = protocol_methods.serialize_server_result("tools/call", version, dumped)
+        response = JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("direct lane answered tools/call %s (id %r)", name, request_id)
+        return response.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
+    def _connection(self) -> Any:
+        """The stdio connection, once the SDK accepted its ``initialize`` on the 2025 era."""
+        sessions = self._clients.connected()
+        if len(sessions) != 1:
+            return None
+        connection = getattr(sessions[0], "_connection", None)
+        if connection is None or not connection.initialize_accepted:
+            return None
+        if connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return None
+        return connection
+
+    def _lane_usable(self) -> bool:
+        if self._usable is None:
+            self._usable = self._decide()
+        return self._usable
+
+    def _decide(self) -> bool:
+        low = lowlevel.lowlevel(self.server)
+        if low.cache_hints.get("tools/call") is not None:
+            log.info("direct lane off: the server has cache hints for tools/call")
+            return False
+        for middleware in low.middleware:
+            kind = type(middleware).__name__
+            if getattr(middleware, TRANSPARENT, False) or kind == "RequestStateBoundary":
+                continue  # ours, and the SDK's sealing of 2026-era requestState (none on the lane)
+            if kind == "OpenTelemetryMiddleware" and not _tracing():
+                continue
+            log.info("direct lane off: %r wraps every request", middleware)
+            return False
+        return True
+
+
+def _plain_tool_call(line: bytes) -> tuple[Any, str, dict[str, Any]] | None:
+    """``(id, tool name, arguments)`` of a plain ``tools/call`` request line, else None."""
+    try:
+        message = pydantic_core.from_json(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.keys() != _REQUEST_KEYS:
+        return None
+    if message["jsonrpc"] != "2.0" or message["method"] != "tools/call":
+        return None
+    request_id = message["id"]
+    if type(request_id) not in (int, str):  # bool is an int to Python, not to JSON-RPC
+        return None
+    params = message["params"]
+    if not isinstance(params, dict) or not params.keys() <= _PARAM_KEYS:
+        return None
+    name = params.get("name")
+    arguments = params.get("arguments", {})
+    meta = params.get("_meta", {})
+    if not isinstance(name, str) or not isinstance(arguments, dict):
+        return None
+    if not isinstance(meta, dict) or not meta.keys() <= _META_KEYS:
+        return None
+    return request_id, name, arguments
+
+
+def _tracing() -> bool:
+    """True when an OpenTelemetry tracer provider is configured (the SDK's spans then record)."""
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return False
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
