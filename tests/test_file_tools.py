@@ -102,7 +102,7 @@ async def test_list_folder_shows_folders_first_and_hides_temp_files(mcp, ws_path
     async with mcp(ws_path) as client:
         result = await client.call_tool("list_files_in_folder", {"pathInProject": "src/utils"})
         root = await client.call_tool("list_files_in_folder", {"pathInProject": "/"})
-    entries = payload(result)["result"]
+    entries = payload(result)
     assert [e["name"] for e in entries] == ["config", "helper.js"]
     assert entries[0] == {
         "name": "config",
@@ -110,7 +110,7 @@ async def test_list_folder_shows_folders_first_and_hides_temp_files(mcp, ws_path
         "path": os.path.join("src", "utils", "config"),
     }
     assert entries[1]["type"] == "file" and entries[1]["size"] == 1
-    assert [e["name"] for e in payload(root)["result"]] == ["src"]
+    assert [e["name"] for e in payload(root)] == ["src"]
 
 
 async def test_list_of_a_file_or_missing_folder_is_a_clear_error(mcp, ws_path: Path) -> None:

@@ -187,6 +187,9 @@ def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteR
 @tool(
     "file",
     title="List folder",
+    # JSON text only, no structuredContent: the entries would travel twice and a client parses and
+    # validates both (bench/bench_files.py: the listing is under the SDK's own no-op call this way).
+    structured=False,
     inline=True,
     read_only=True,
     example={"pathInProject": "src/utils"},
