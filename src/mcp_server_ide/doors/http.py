@@ -59,6 +59,9 @@ def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
     raise SystemExit(f"mcp-server-ide: cannot listen on {host} {where}: {last_error}")
 
 
+RECONNECT_AFTER_MS = 1000
+
+
 def build_app(server: Any, runner: Any, workspaces: Any, settings: HttpSettings, port: int) -> Any:
     policy = GuardPolicy.for_bind(
         settings.host,
@@ -73,8 +76,16 @@ def build_app(server: Any, runner: Any, workspaces: Any, settings: HttpSettings,
         allowed_origins=sorted(policy.allowed_origins),
     )
     mcp_app = server.streamable_http_app(
-        stateless_http=settings.stateless, transport_security=security, host=settings.host
+        stateless_http=settings.stateless,
+        transport_security=security,
+        host=settings.host,
+        retry_interval=RECONNECT_AFTER_MS,  # the priming event tells a 2025-11-25 client when to come back
     )
+    if not settings.stateless:  # resumable streams: each session replays what a reconnect missed
+        from ..surface.lowlevel import per_session_event_stores
+        from .eventstore import SessionEventStore
+
+        per_session_event_stores(server, SessionEventStore)
     routes: list[BaseRoute] = []
     routes.extend(_reference_routes(runner, settings))
     routes.extend(rest.routes(runner, workspaces.for_context))

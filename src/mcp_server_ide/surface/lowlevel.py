@@ -141,3 +141,18 @@ def connection_state(ctx: Any) -> dict[str, Any] | None:
     """Per-connection scratch state (persists across requests on one handshake connection)."""
     connection = connection_of(ctx)
     return getattr(connection, "state", None)
+
+
+def per_session_event_stores(server: Any, make_store: Callable[[], Any]) -> None:
+    """Give each new Streamable HTTP session an event store of its own (the SDK shares one store
+    among all sessions, whose stream names collide: see :mod:`..doors.eventstore`)."""
+    manager = server.session_manager
+    admit = manager._admit_session
+
+    def admit_with_store(requestor: Any) -> Any:
+        transport = admit(requestor)
+        if transport is not None:
+            transport._event_store = make_store()
+        return transport
+
+    manager._admit_session = admit_with_store
