@@ -217,6 +217,37 @@ async def test_undo_of_a_single_change_and_redo(mcp: Any, ws_path: Path) -> None
         assert "not found" in message
 
 
+async def test_undoing_or_restoring_a_creation_takes_away_the_folders_it_made(
+    mcp: Any, ws_path: Path
+) -> None:
+    """Folders a write made for a new file go with it on undo and restore, when empty; folders that
+    were there before, or that hold anything else, stay."""
+    (ws_path / "mine").mkdir()  # made by hand before the server wrote anything
+    async with mcp(ws_path) as client:
+        await call(client, "create_new_file_with_text", {"pathInProject": "new/deep/x.txt", "text": "x\n"})
+        await call(client, "create_new_file_with_text", {"pathInProject": "mine/y.txt", "text": "y\n"})
+        await call(client, "undo_changes", {"last": 2})
+        assert not (ws_path / "new").exists()
+        assert (ws_path / "mine").is_dir()  # not made by the server: it stays
+
+        # Redo (undo of the undo) makes the folders again; a later undo takes them away again.
+        listed = await call(client, "list_recent_changes", {"limit": 10, "includeDiff": False})
+        undo = next(c for c in listed["changes"] if c["kind"] == "undo" and c["undoes"] == 1)
+        await call(client, "undo_changes", {"changeId": undo["id"]})
+        assert (ws_path / "new" / "deep" / "x.txt").read_bytes() == b"x\n"
+
+        await call(client, "create_checkpoint", {"name": "before-pkg"})
+        await call(client, "create_new_file_with_text", {"pathInProject": "pkg/sub/a.py", "text": "a\n"})
+        await call(client, "create_new_file_with_text", {"pathInProject": "pkg/b.py", "text": "b\n"})
+        await call(client, "create_new_file_with_text", {"pathInProject": "gone/c.py", "text": "c\n"})
+        (ws_path / "gone" / "notes.txt").write_text("by hand\n")  # other hands put a file there
+        await call(client, "restore_checkpoint", {"name": "before-pkg", "force": True})
+    assert not (ws_path / "pkg").exists()  # both made for the new files, empty again: removed
+    assert (ws_path / "gone" / "notes.txt").read_text() == "by hand\n"  # holds a file: stays
+    assert not (ws_path / "gone" / "c.py").exists()
+    assert (ws_path / "new" / "deep" / "x.txt").exists()  # made before the checkpoint: untouched
+
+
 async def test_keep_changes_moves_the_checkpoint(mcp: Any, ws_path: Path) -> None:
     async with mcp(ws_path, policy=Policy(confirm_policy="allow")) as client:
         await call(client, "create_new_file_with_text", {"pathInProject": "k.txt", "text": "v1\n"})

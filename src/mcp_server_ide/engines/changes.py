@@ -27,6 +27,8 @@ class FileChange:
     """None when the file was created."""
     after: bytes | None
     """None when the file was deleted."""
+    made_folders: tuple[str, ...] = ()
+    """Folders the write made for the file (root-relative, POSIX, parents first)."""
 
 
 Listener = Callable[[FileChange], None]

@@ -65,6 +65,9 @@ class Entry:
     checkpoint: str | None = None
     mode: int | None = None
     """The file's permission bits after the change (None when it was deleted)."""
+    made_folders: tuple[str, ...] = ()
+    """Folders the change made to hold the file (journal paths, parents first): undoing the creation
+    removes them again when they are empty."""
 
     @property
     def action(self) -> str:
@@ -163,6 +166,7 @@ class Journal:
                 undoes=mark.get("undoes"),
                 checkpoint=mark.get("checkpoint"),
                 mode=_mode_of(change.path) if change.after is not None else None,
+                made_folders=self._folder_names(change),
             )
             _append_line(self.log_path, asdict(entry))
             entries.append(entry)
@@ -237,6 +241,40 @@ class Journal:
         os.close(fd)
         return digest
 
+    def _folder_names(self, change: FileChange) -> tuple[str, ...]:
+        """The change's made folders as journal paths (``<root name>/...`` in another root)."""
+        if not change.made_folders:
+            return ()
+        rel_parts = len(Path(change.rel).parts)
+        root = change.path.parents[rel_parts - 1] if rel_parts else change.path
+        return tuple(self._path_name(root / rel) or rel for rel in change.made_folders)
+
+    def remove_made_folders(self, folders: list[str]) -> list[str]:
+        """Remove the folders (journal paths) that are empty now, deepest first; returns those removed.
+
+        Each is reached by its own name beneath its root, never through a symlink, and only an empty
+        folder is removed: one that holds anything, even a file made by other hands, stays."""
+        from . import sandbox
+
+        removed: list[str] = []
+        for folder in sorted(set(folders), key=lambda f: (-f.count("/"), f)):
+            try:
+                resolved = sandbox.resolve(self.ws, folder)
+            except ToolFailure:
+                continue
+            if resolved.lexical and sandbox.remove_empty_folder(resolved.root, resolved.lexical):
+                removed.append(folder)
+        return removed
+
+    def _created_folders(self, path: str, after_entry: int) -> list[str]:
+        """The folders made by the creations of ``path`` after entry ``after_entry``."""
+        return [
+            folder
+            for e in self.entries()
+            if e.path == path and e.id > after_entry and e.before == ABSENT
+            for folder in e.made_folders
+        ]
+
     def _journal_path(self, change: FileChange) -> str:
         return self._path_name(change.path) or change.rel
 
@@ -262,6 +300,7 @@ class Journal:
             self._entries = []
             for item in _read_lines(self.log_path):
                 try:
+                    item["made_folders"] = tuple(item.get("made_folders") or ())
                     self._entries.append(Entry(**item))
                 except TypeError:
                     continue
@@ -466,11 +505,15 @@ class Journal:
                     kind="conflict",
                 )
             done: list[tuple[Entry, Entry | None]] = []
+            emptied: list[str] = []
             for e in plan:
                 new = self._write(
                     e.path, e.before, kind="undo", undoes=e.id, expect=None if force else e.after
                 )
                 done.append((e, new))
+                if e.before == ABSENT:  # undoing a creation: the folders made for it go too, if empty
+                    emptied.extend(e.made_folders)
+            self.remove_made_folders(emptied)
             return done
 
     def _undo_plan(self, ids: list[int] | None, last: int | None) -> list[Entry]:
@@ -540,11 +583,15 @@ class Journal:
                     kind="conflict",
                 )
             done: list[tuple[FileState, Entry | None]] = []
+            emptied: list[str] = []
             for s in states:
                 new = self._write(
                     s.path, s.target, kind="restore", checkpoint=cp.name, expect=None if force else s.current
                 )
                 done.append((s, new))
+                if s.target == ABSENT:  # a file made since the checkpoint: and the folders made for it
+                    emptied.extend(self._created_folders(s.path, cp.last_entry))
+            self.remove_made_folders(emptied)
             return done
 
     def _write(self, path: str, target: str, *, expect: str | None, **mark: Any) -> Entry | None:

@@ -14,7 +14,6 @@ Rules (SECURITY.md §1, §2):
 
 from __future__ import annotations
 
-import contextlib
 import os
 import posixpath
 import stat
@@ -154,24 +153,33 @@ def protected_match(rel: str, configured: tuple[str, ...]) -> str | None:
 _DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
 
 
-def open_folder_beneath(root: Path, rel_folder: str, *, create: bool = False) -> int:
+def open_folder_beneath(
+    root: Path, rel_folder: str, *, create: bool = False, made: list[str] | None = None
+) -> int:
     """A descriptor of ``rel_folder`` (POSIX, relative to ``root``) reached one name at a time,
     never following a symlink. :func:`resolve` checked the path, but a folder on it can be swapped
     for a link out before the file is opened (a race another process can win); walking with
     ``O_NOFOLLOW`` then fails (ELOOP/ENOTDIR) instead of leading outside. With ``create``, missing
-    folders are made on the way, each one opened the same way."""
+    folders are made on the way, each one opened the same way; ``made`` collects the ones this call
+    made (root-relative, parents first), so undoing a created file can take them away again."""
     fd = os.open(root, _DIR_FLAGS)
+    walked: list[str] = []
     try:
         for part in rel_folder.split("/"):
             if part in ("", "."):
                 continue
+            walked.append(part)
             try:
                 nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
                 if not create:
                     raise
-                with contextlib.suppress(FileExistsError):
+                try:
                     os.mkdir(part, dir_fd=fd)
+                    if made is not None:
+                        made.append("/".join(walked))
+                except FileExistsError:
+                    pass
                 nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = nfd
@@ -179,6 +187,26 @@ def open_folder_beneath(root: Path, rel_folder: str, *, create: bool = False) ->
         os.close(fd)
         raise
     return fd
+
+
+def remove_empty_folder(root: Path, rel_folder: str) -> bool:
+    """Remove the folder ``rel_folder`` (POSIX, beneath ``root``) if it is empty; its parent is reached
+    as :func:`open_folder_beneath` reaches it. True when it was removed; a folder that holds anything,
+    is gone, or is not a folder is left alone."""
+    parent, _, name = rel_folder.rpartition("/")
+    if not name or name in (".", ".."):
+        return False
+    try:
+        parent_fd = open_folder_beneath(root, parent)
+    except OSError:
+        return False
+    try:
+        os.rmdir(name, dir_fd=parent_fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(parent_fd)
 
 
 def open_listing(root: Path, rel_folder: str) -> int:

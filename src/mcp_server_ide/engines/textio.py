@@ -214,6 +214,7 @@ def atomic_write(
     exclusive: bool = False,
     root: Path | None = None,
     make_parents: bool = False,
+    made: list[str] | None = None,
 ) -> None:
     """Write ``data`` to ``path`` so that any crash leaves the old bytes or the new ones.
 
@@ -221,12 +222,12 @@ def atomic_write(
     temp file, which fails on an existing name, a symlink included). With ``root`` (workspace
     files), the folder is reached beneath the root without following a symlink and every step
     happens relative to it, so a folder swapped for a link out meanwhile cannot redirect the write;
-    ``make_parents`` then creates missing folders the same way.
+    ``make_parents`` then creates missing folders the same way (and lists them in ``made``).
     """
     if root is not None:
         rel_folder = path.parent.relative_to(root).as_posix()
         dir_fd = sandbox.open_folder_beneath(
-            root, "" if rel_folder == "." else rel_folder, create=make_parents
+            root, "" if rel_folder == "." else rel_folder, create=make_parents, made=made
         )
     else:
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -374,13 +375,23 @@ def write_file(
     """Write bytes atomically, then journal and announce the change. Callers hold ``file_lock``."""
     from . import changes
 
+    made: list[str] = []
     try:
         atomic_write(
-            resolved.path, data, mode, exclusive=exclusive, root=resolved.root, make_parents=make_parents
+            resolved.path,
+            data,
+            mode,
+            exclusive=exclusive,
+            root=resolved.root,
+            make_parents=make_parents,
+            made=made,
         )
     except OSError as exc:
         raise _map_os_error(exc, resolved) from None
-    changes.publish(ws, changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=data))
+    change = changes.FileChange(
+        rel=resolved.rel, path=resolved.path, before=before, after=data, made_folders=tuple(made)
+    )
+    changes.publish(ws, change)
 
 
 def delete_file(ws: Workspace, resolved: Resolved, *, before: bytes | None) -> None:
