@@ -308,3 +308,55 @@ def test_journal_records_every_door_and_survives_a_restart(http_server: Any, ws_
     assert not (ws_path / "r.txt").exists()
     refused = rest(second, "undo_changes", changeId=1)
     assert refused.status_code == 409 and "already undone" in refused.json()["error"]
+
+
+def test_pruning_keeps_the_newest_entries_and_everything_they_need(ws_path: Path) -> None:
+    """Past its limits the journal forgets its oldest entries, the checkpoints that depended on them
+    and the stored bytes nothing kept refers to; what is kept still restores byte for byte, and a
+    server starting later reads the pruned journal. (Engine level: the limits are not a user option.)"""
+    import time
+
+    from mcp_server_ide.engines import journal as engine
+    from mcp_server_ide.engines import sandbox, textio
+    from mcp_server_ide.workspace import Workspace
+
+    ws = Workspace.open(ws_path)
+    j = ws.service(engine.Journal)
+
+    def write(name: str, text: str) -> None:
+        resolved = sandbox.resolve_for_write(ws, name)
+        before = resolved.path.read_bytes() if resolved.path.exists() else None
+        with textio.file_lock(resolved.path):
+            textio.write_file(ws, resolved, text.encode(), before=before, mode=None, make_parents=True)
+
+    def blob_count() -> int:
+        return sum(1 for shard in j.blobs.iterdir() for _ in shard.iterdir())
+
+    try:
+        for i in range(6):
+            write("a.txt", f"v{i}\n")  # entries 1-6
+        j.create_checkpoint("old")  # after entry 6
+        write("b.txt", "b1\n")  # 7
+        write("a.txt", "v6\n")  # 8
+        j.create_checkpoint("new")  # after entry 8
+        write("a.txt", "v7\n")  # 9
+        assert blob_count() == 9  # v0..v7 and b1
+
+        j.max_entries = 2
+        later = time.time() + 2 * engine.BLOB_GRACE
+        assert j.prune(now=later) == (7, 1, 5)  # entries 1-7, checkpoint "old", blobs v0..v4
+        assert [e.id for e in j.entries()] == [8, 9]
+        assert [c.name for c in j.checkpoints()] == ["new"]
+        assert blob_count() == 4  # v5 (before #8), v6, v7, b1 (checkpoint "new")
+        assert j.prune(now=later) == (0, 0, 0)
+
+        j.restore(j.checkpoint("new"))
+        assert (ws_path / "a.txt").read_bytes() == b"v6\n" and (ws_path / "b.txt").read_bytes() == b"b1\n"
+        start = {s.path: s.target for s in j.states(j.checkpoint(engine.START))}
+        assert j.blob(start["a.txt"]) == b"v5\n"  # 'start' is now before the oldest change kept
+
+        again = engine.Journal(ws)  # a server starting later on the same workspace
+        assert [e.id for e in again.entries()] == [8, 9, 10]
+        assert [c.name for c in again.checkpoints()] == ["new"]
+    finally:
+        ws.close()

@@ -16,6 +16,11 @@ On top of the log this module answers the journal tools (``tools/journal.py``):
   (byte-identical; created files are deleted, deleted ones re-created); **diff** shows every
   file that differs from it; **keep** moves a file's checkpoint state to its current bytes.
 - Every multi-file operation checks every file first and changes nothing when one conflicts.
+- **pruning**: the journal keeps the newest ``MAX_ENTRIES`` entries of the last ``MAX_AGE``; older
+  entries are forgotten, with the checkpoints taken before the oldest entry kept (they could no
+  longer be restored exactly) and the stored bytes nothing kept refers to. ``start`` is then the
+  state before the oldest change kept. Appends and pruning hold the journal's lock file, so servers
+  sharing a workspace never lose an entry to a pruning.
 """
 
 from __future__ import annotations
@@ -44,6 +49,16 @@ START = "start"
 """The implicit checkpoint before the first journaled change."""
 
 MAX_DIFF_CHARS = 40_000
+
+MAX_AGE = 30 * 24 * 3600.0
+"""Entries older than this are forgotten (with their stored bytes), 30 days."""
+MAX_ENTRIES = 10_000
+"""At most this many entries are kept, the newest."""
+PRUNE_EVERY = 500
+"""Entries recorded between two looks at those limits (besides one when a server starts using the journal)."""
+BLOB_GRACE = 3600.0
+"""Stored bytes younger than this are never collected: another server on the same workspace may have
+stored them for a checkpoint it has not written down yet (entries store and write under the lock file)."""
 
 
 @dataclass(frozen=True)
@@ -145,13 +160,23 @@ class Journal:
         """Serialises the journal's own operations (checkpoint, keep, undo, restore)."""
         self._entries: list[Entry] | None = None
         self._checkpoints: list[Checkpoint] | None = None
+        self.lock_path = self.folder / "lock"
+        self._lock_fd: int | None = None
+        self.max_age = MAX_AGE
+        self.max_entries = MAX_ENTRIES
+        self._recorded = 0
+        self._pruning: threading.Thread | None = None
+        if self.log_path.exists():
+            self._prune_in_background()  # a server starting to use a journal that has a past
 
     # ------------------------------------------------------------------ the log
 
     def record(self, change: FileChange) -> Entry:
         call = current_or_none()
         mark = _MARK.get() or {}
-        with self._lock:
+        # The lock file is held from storing the bytes to writing the line: a pruning in another
+        # server cannot collect a blob this entry is about to refer to.
+        with self._lock, self._file_lock():
             entries = self._load()
             entry = Entry(
                 id=(entries[-1].id + 1) if entries else 1,
@@ -170,6 +195,9 @@ class Journal:
             )
             _append_line(self.log_path, asdict(entry))
             entries.append(entry)
+            self._recorded += 1
+            if self._recorded % PRUNE_EVERY == 0:
+                self._prune_in_background()
             return entry
 
     def entries(self) -> list[Entry]:
@@ -389,8 +417,90 @@ class Journal:
             return updated, kept
 
     def _append_checkpoint(self, cp: Checkpoint) -> None:
-        _append_line(self.checkpoints_path, asdict(cp))
+        with self._file_lock():
+            _append_line(self.checkpoints_path, asdict(cp))
         self._load_checkpoints().append(cp)
+
+    # ------------------------------------------------------------------ pruning
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """The journal's lock file, held for an append or a pruning (against other processes; within
+        this one ``_lock`` already orders them). Its descriptor stays open for the journal's life."""
+        import fcntl
+
+        if self._lock_fd is None:
+            self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    def prune(self, now: float | None = None) -> tuple[int, int, int]:
+        """Forget what the limits leave out; returns (entries, checkpoint records, blobs) removed."""
+        now = time.time() if now is None else now
+        with self._op, self._lock, self._file_lock():
+            self._entries = self._checkpoints = None  # what is on disk, other servers' appends included
+            entries = self._load()
+            cut = 0
+            while cut < len(entries) and (
+                len(entries) - cut > self.max_entries or now - entries[cut].time > self.max_age
+            ):
+                cut += 1
+            if cut == 0:
+                return 0, 0, 0
+            boundary = entries[cut - 1].id
+            kept = entries[cut:]
+            records = self._load_checkpoints()
+            kept_records = [cp for cp in records if cp.last_entry >= boundary]
+            _rewrite_lines(self.log_path, [asdict(e) for e in kept])
+            _rewrite_lines(self.checkpoints_path, [asdict(cp) for cp in kept_records])
+            self._entries, self._checkpoints = list(kept), list(kept_records)
+            blobs = self._collect_blobs(kept, kept_records, now)
+            return cut, len(records) - len(kept_records), blobs
+
+    def _collect_blobs(self, entries: list[Entry], records: list[Checkpoint], now: float) -> int:
+        """Delete stored bytes no kept entry or checkpoint refers to (older than ``BLOB_GRACE``)."""
+        wanted = {e.before for e in entries} | {e.after for e in entries}
+        for cp in records:
+            wanted.update(cp.files.values())
+            wanted.update(cp.seen.values())
+        removed = 0
+        for shard in self.blobs.iterdir():
+            if not shard.is_dir():
+                continue
+            for blob in shard.iterdir():
+                if blob.name in wanted:
+                    continue
+                try:
+                    if now - blob.stat().st_mtime > BLOB_GRACE:
+                        blob.unlink()
+                        removed += 1
+                except OSError:
+                    continue
+        return removed
+
+    def _prune_in_background(self) -> None:
+        """Prune on a thread of its own: a record may happen inside the journal's own operations."""
+        if self._pruning is not None and self._pruning.is_alive():
+            return
+        self._pruning = threading.Thread(target=self._prune_quietly, name="journal-prune", daemon=True)
+        self._pruning.start()
+
+    def _prune_quietly(self) -> None:
+        try:
+            self.prune()
+        except Exception:
+            import logging
+
+            logging.getLogger(__name__).warning("pruning the change journal failed", exc_info=True)
 
     def _load_checkpoints(self) -> list[Checkpoint]:
         if self._checkpoints is None:
@@ -738,6 +848,12 @@ def _append_line(path: Path, item: dict[str, Any]) -> None:
         fh.write(json.dumps(item, ensure_ascii=True) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _rewrite_lines(path: Path, items: list[dict[str, Any]]) -> None:
+    """Replace a JSON-lines file atomically (the old one whole, or the new one whole)."""
+    text = "".join(json.dumps(item, ensure_ascii=True) + "\n" for item in items)
+    atomic_write(path, text.encode("utf-8"), 0o600)
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
