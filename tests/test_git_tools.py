@@ -234,13 +234,14 @@ async def test_file_history_follows_renames_and_honours_max_entries(mcp, ws_path
             "author": "Test Author",
             "date": history[0]["date"],
             "authorEmail": "author@example.com",
+            "path": os.path.join("src", "renamed.js"),
         }
         assert "T" in history[0]["date"]
+        # Before the rename, each entry names the file as it was called then.
+        assert {h["path"] for h in history[1:]} == {os.path.join("src", "helper.js")}
         assert len(await ok(client, "get_file_history", pathInProject="src/renamed.js", maxEntries=2)) == 2
-        assert (
-            next(h["message"] for h in await ok(client, "get_file_history", pathInProject="src"))
-            == "Rename helper"
-        )
+        folder = await ok(client, "get_file_history", pathInProject="src")
+        assert folder[0]["message"] == "Rename helper" and "path" not in folder[0]  # a folder's: no path
         assert len(await ok(client, "get_file_history", pathInProject="/")) == 8
         deleted = await ok(
             client, "get_file_history", pathInProject="src/helper.js"

@@ -228,6 +228,8 @@ class CommitInfo:
     committer: str = ""
     committer_date: str = ""
     changes: list[StatusEntry] = field(default_factory=list)
+    path: str | None = None
+    """In a followed file's history: the file's path in this commit (its older name before a rename)."""
 
 
 @dataclass
@@ -734,15 +736,17 @@ class Repo:
                 if hit is not None:
                     self._history.move_to_end(key)
                     return list(hit)
-        args = ["log", f"--max-count={max_entries}", "-z", "--no-color", f"--format={_LOG_FORMAT}"]
-        if follow:
-            args.append("--follow")
+        args = ["log", f"--max-count={max_entries}", "-z", "--no-color"]
+        if follow:  # a record mark before each commit, and the file's name in it after the fields
+            args += ["--follow", f"--format=%x1e{_LOG_FORMAT}", "--name-only", "--relative"]
+        else:
+            args.append(f"--format={_LOG_FORMAT}")
         result = self.git(*args, "--", path, ok=(0, 128), what="read the history")
         if result.returncode == 128:
             if "does not have any commits" in result.err or "bad default revision" in result.err:
                 return []
             raise self._failure(result, "read the history")
-        commits = parse_log(result.stdout)
+        commits = parse_followed_log(result.stdout) if follow else parse_log(result.stdout)
         if key is not None:
             with self._history_lock:
                 self._history[key] = commits
@@ -1305,6 +1309,21 @@ def parse_log(data: bytes) -> list[CommitInfo]:
         if not h:
             continue
         commits.append(CommitInfo(h, parents.split(), name, email, date, message.strip()))
+    return commits
+
+
+def parse_followed_log(data: bytes) -> list[CommitInfo]:
+    """``git log --follow -z --format=%x1e_LOG_FORMAT --name-only``: per commit a record mark, the six
+    fields, then the file's name in that commit (NUL-terminated, after a newline)."""
+    commits = []
+    for record in data.split(b"\x1e"):
+        tokens = record.split(b"\0")
+        if len(tokens) < 6 or not tokens[0].strip():
+            continue
+        h, parents, name, email, date, message = (t.decode("utf-8", "replace") for t in tokens[:6])
+        names = [t.lstrip(b"\n") for t in tokens[6:] if t.strip(b"\n")]
+        path = os.fsdecode(names[0]) if names else None
+        commits.append(CommitInfo(h.strip(), parents.split(), name, email, date, message.strip(), path=path))
     return commits
 
 

@@ -50,6 +50,8 @@ class HistoryEntry(TypedDict):
     author: str
     date: str
     authorEmail: str
+    path: NotRequired[str]
+    """A file's history: the file's path in this commit (its earlier name, before a rename)."""
 
 
 class BranchInfo(TypedDict):
@@ -199,8 +201,10 @@ def get_file_history(
     ] = 30,
 ) -> list[HistoryEntry]:
     """The commits that changed a file, newest first, following renames: each `{hash, message, author,
-    date}` (ISO 8601 author date) plus `authorEmail`. A folder (or `/` for the whole project) lists the
-    commits that touched anything inside it. An empty list means the file has no commits yet."""
+    date}` (ISO 8601 author date) plus `authorEmail` and, for a file, `path`: its path in that commit (the
+    old name in commits before a rename; read an old version with that path). A folder (or `/` for the
+    whole project) lists the commits that touched anything inside it. An empty list means the file has no
+    commits yet."""
     repo = _repo()
     path = repo.path(pathInProject)
     commits = repo.file_history(path, maxEntries)
@@ -209,10 +213,15 @@ def get_file_history(
             f"not found: {pathInProject!r} does not exist and has no history in this repository",
             kind="not_found",
         )
-    return [
-        HistoryEntry(hash=c.hash, message=c.message, author=c.author, date=c.date, authorEmail=c.author_email)
-        for c in commits
-    ]
+    entries = []
+    for c in commits:
+        entry = HistoryEntry(
+            hash=c.hash, message=c.message, author=c.author, date=c.date, authorEmail=c.author_email
+        )
+        if c.path is not None:
+            entry["path"] = c.path.replace("/", os.sep)
+        entries.append(entry)
+    return entries
 
 
 @tool(
