@@ -175,6 +175,9 @@ async def test_extract_function_and_variable_compile_and_run(ts: Shared) -> None
         text = path.read_text()
         assert "function expressFee(" in text and "expressFee(express)" in text
         assert "newFunction" not in text
+        # The new function is indented like the rest of the file (2 spaces), not tsserver's default 4.
+        body = text.split("function expressFee(", 1)[1].splitlines()[1]
+        assert body.startswith("  return") and not body.startswith("    "), body
         assert compile_and_run(ts.root) == expected
     finally:
         path.write_text(original)

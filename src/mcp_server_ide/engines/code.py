@@ -897,15 +897,15 @@ def format_plan(ws: Workspace, resolved: sandbox.Resolved) -> multiedit.FilePlan
             )
         _prepare(ws, resolved, server, cross_file=False)
         text = _doc_text(server, resolved)
-        tab = "\t" in "".join(ln[:1] for ln in text.split("\n"))
+        size, tabs = textio.indentation(text)
         try:
             edits = server.request(
                 "textDocument/formatting",
                 lsp.DocumentFormattingParams(
                     text_document=lsp.TextDocumentIdentifier(uri=uri_of(resolved.path)),
                     options=lsp.FormattingOptions(
-                        tab_size=_indent_size(text),
-                        insert_spaces=not tab,
+                        tab_size=size,
+                        insert_spaces=not tabs,
                         trim_trailing_whitespace=True,
                         insert_final_newline=True,
                     ),
@@ -932,13 +932,6 @@ def format_plan(ws: Workspace, resolved: sandbox.Resolved) -> multiedit.FilePlan
     if new_text == old.text:
         return None
     return multiedit.FilePlan(resolved, old, new_text)
-
-
-def _indent_size(text: str) -> int:
-    sizes = [
-        len(ln) - len(ln.lstrip(" ")) for ln in text.split("\n")[:400] if ln.startswith(" ") and ln.strip()
-    ]
-    return min((s for s in sizes if s in (2, 4, 8)), default=4) if sizes else 4
 
 
 def format_file(ws: Workspace, resolved: sandbox.Resolved) -> bool:

@@ -77,6 +77,18 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
+def indentation(text: str) -> tuple[int, bool]:
+    """How ``text`` indents: (the indent width in columns, True when lines start with tabs).
+
+    The smallest of 2, 4 or 8 spaces that starts a line among the first 400 (4 when none does);
+    tabs when more lines start with a tab than with spaces."""
+    lines = text.split("\n", 400)[:400]
+    tabs = sum(1 for ln in lines if ln.startswith("\t"))
+    sizes = [len(ln) - len(ln.lstrip(" ")) for ln in lines if ln.startswith(" ") and ln.strip()]
+    size = min((n for n in sizes if n in (2, 4, 8)), default=4)
+    return size, tabs > len(sizes)
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -274,7 +274,13 @@ class LanguageServer:
         conn.on_notification("telemetry/event", lambda params: None)
 
     def _on_configuration(self, params: lsp.ConfigurationParams) -> list[Any]:
-        return [self.adapter.settings(self.root, item.section) for item in params.items]
+        answers = []
+        for item in params.items:
+            scope = path_of(item.scope_uri) if item.scope_uri else None
+            if scope is not None and not scope.is_relative_to(self.root):
+                scope = None  # only the server's own workspace is ever read for it
+            answers.append(self.adapter.settings_for(self.root, item.section, scope))
+        return answers
 
     def _on_progress_create(self, params: lsp.WorkDoneProgressCreateParams) -> None:
         return None

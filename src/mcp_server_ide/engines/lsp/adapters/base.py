@@ -56,6 +56,10 @@ class Adapter(ABC):
         """The answer to ``workspace/configuration`` for one section (None: everything)."""
         return None
 
+    def settings_for(self, root: Path, section: str | None, scope: Path | None) -> Any:
+        """The same for one document (``scope``, inside ``root``) when the server names one."""
+        return self.settings(root, section)
+
     def language_id(self, path: Path) -> str:
         return self.extensions.get(path.suffix.lower(), self.language)
 

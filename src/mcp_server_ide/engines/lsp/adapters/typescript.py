@@ -15,6 +15,9 @@ from typing import Any, ClassVar
 from .. import install
 from .base import Adapter, Launch, Unavailable
 
+INDENT_PROBE = 64 * 1024
+"""How much of a document is read to tell its indentation."""
+
 
 class TypeScriptAdapter(Adapter):
     language = "typescript"
@@ -79,6 +82,25 @@ class TypeScriptAdapter(Adapter):
 
     def settings(self, root: Path, section: str | None) -> Any:
         return {}
+
+    def settings_for(self, root: Path, section: str | None, scope: Path | None) -> Any:
+        """``formattingOptions`` of a document: its own indentation, so code the server writes into it
+        (an extracted function, an added import) is indented like the rest of the file instead of with
+        tsserver's default 4 spaces."""
+        if section != "formattingOptions" or scope is None:
+            return self.settings(root, section)
+        from ...textio import indentation
+
+        real = Path(os.path.realpath(scope))
+        if not real.is_relative_to(Path(os.path.realpath(root))):
+            return {}  # a link out of the workspace: not read, tsserver's defaults apply
+        try:
+            with open(real, "rb") as fh:
+                head = fh.read(INDENT_PROBE).decode("utf-8", "replace")
+        except OSError:
+            return {}
+        size, tabs = indentation(head)
+        return {"tabSize": size, "insertSpaces": not tabs}
 
     def probe(self, server: Any, path: Path) -> str | None:
         """Ask tsserver for the file's project: it loads the project first, and says which one it is."""
