@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from common import FLOOR_SERVER, ms, params, run_process, timed
+from common import FLOOR_SERVER, interleave, ms, params, process_op, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -44,7 +43,6 @@ MODE = os.environ.get(
 FS_VERSION = "2026.8.31"
 LIBRARIES = ("pydantic", "starlette", "mcp", "httpx", "anyio")
 READ_TARGET = 47 * 1024
-ORDER_SEED = 20261129
 
 
 def make_workspace(folder: Path) -> Path:
@@ -121,21 +119,12 @@ async def warm(
             ),
         ]
 
-        async def process(argv: list[str]) -> Any:
-            return run_process(argv, root)
-
-        ops.append(("rg.files", lambda: process([rg, "--files"])))
-        ops.append(("rg.search", lambda: process([rg, "-n", "def validate"])))
+        ops.append(("rg.files", lambda: process_op([rg, "--files"], root)))
+        ops.append(("rg.search", lambda: process_op([rg, "-n", "def validate"], root)))
         for _, op in ops:  # warm-up: imports, caches, JIT
             for _ in range(3):
                 await timed(op)
-        order = random.Random(ORDER_SEED)
-        for _ in range(rounds):
-            # A new order each round: whatever runs right after a process spawn (cold CPU caches)
-            # or a big search is a different operation every time, not always the same one.
-            order.shuffle(ops)
-            for key, op in ops:
-                add(key, await timed(op))
+        await interleave(ops, rounds, add)
     return {key: ms(values) for key, values in times.items()}
 
 

@@ -13,8 +13,9 @@ by HEAD's commit, cannot answer, so ``git log --follow -- FILE`` runs: a path-li
 history, over loose objects in this freshly built repository) against that same ``git log`` as a process.
 
 ``mcp-server-git`` (PyPI) is installed into its own virtualenv under
-``~/.cache/mcp-server-ide-bench/`` on first use (it pins its own ``mcp``). Calls are interleaved (one
-of each per round) so machine noise hits every side alike; medians are printed.
+``~/.cache/mcp-server-ide-bench/`` on first use (it pins its own ``mcp``). Calls are interleaved, in a
+new shuffled order each round (``common.interleave``), so machine noise and cold caches hit every side
+alike; medians are printed.
 
     python bench/bench_git.py [--rounds 150] [--files 400] [--commits 200] [--peer-version X]
 """
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from common import FLOOR_SERVER, params, run_process, timed
+from common import FLOOR_SERVER, interleave, params, process_op, run_process, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -166,11 +167,9 @@ async def measure(
         status_argv = ["git", "status", "--porcelain"]
         for _ in range(5):
             run_process(status_argv, root, env)
-        for _ in range(rounds):
-            for key, op in ops:
-                times.setdefault(key, []).append(await timed(op))
-            times.setdefault("process.status", []).append(run_process(status_argv, root, env))
-            log_argv = [
+
+        def log_argv() -> list[str]:  # the file the last cache miss asked about
+            return [
                 "git",
                 "log",
                 "--max-count=10",
@@ -179,7 +178,10 @@ async def measure(
                 "--",
                 last[0],
             ]
-            times.setdefault("process.log", []).append(run_process(log_argv, root, env))
+
+        ops.append(("process.status", lambda: process_op(status_argv, root, env)))
+        ops.append(("process.log", lambda: process_op(log_argv(), root, env)))
+        await interleave(ops, rounds, lambda key, seconds: times.setdefault(key, []).append(seconds))
     return {key: statistics.median(values) * 1000 for key, values in times.items()}
 
 

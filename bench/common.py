@@ -6,6 +6,7 @@ Run a benchmark as ``python bench/bench_NAME.py``: this folder is then on ``sys.
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import subprocess
 import time
@@ -49,6 +50,30 @@ async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
     if getattr(result, "is_error", False):
         raise RuntimeError(f"tool call failed: {result.content[0].text}")
     return elapsed
+
+
+ORDER_SEED = 20261129
+
+
+async def interleave(
+    ops: list[tuple[str, Callable[[], Awaitable[Any]]]], rounds: int, record: Callable[[str, float], None]
+) -> None:
+    """Run every operation once per round, in a new (seeded) order each round, recording its seconds.
+
+    Interleaving makes machine noise hit every side alike; shuffling makes whatever runs right after a
+    process spawn (cold CPU caches) or a heavy call a different operation each round, not always the
+    same one."""
+    order = random.Random(ORDER_SEED)
+    ops = list(ops)
+    for _ in range(rounds):
+        order.shuffle(ops)
+        for key, op in ops:
+            record(key, await timed(op))
+
+
+async def process_op(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+    """A process run as an operation for :func:`interleave` (its time is spawn to exit)."""
+    run_process(argv, cwd, env)
 
 
 def run_process(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
