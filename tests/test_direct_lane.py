@@ -48,14 +48,22 @@ class LineClient:
         self.proc.stdin.write(json.dumps(message).encode() + b"\n")
         self.proc.stdin.flush()
 
+    def send_raw(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line)
+        self.proc.stdin.flush()
+
     def request(self, method: str, params: dict[str, Any] | None = None, **extra: Any) -> bytes:
         """The raw response line to one request (notifications in between are skipped)."""
         self._next += 1
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next, "method": method, **extra}
-        wanted = message["id"]
         if params is not None:
             message["params"] = params
         self.send(message)
+        return self.read_answer(message["id"])
+
+    def read_answer(self, wanted: Any) -> bytes:
+        """The raw answer line to request ``wanted`` (server requests in between are declined)."""
         assert self.proc.stdout is not None
         while True:
             line = self.proc.stdout.readline()
@@ -177,6 +185,12 @@ def test_requests_the_lane_is_not_sure_of_go_to_the_sdk(files: Path, tmp_path: P
         meta = {**params, "_meta": {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}
         traced = json.loads(client.request("tools/call", meta))
         assert "def f()" in json.loads(traced["result"]["content"][0]["text"])["content"]
+        assert client.lane_answers() == []
+        # A line longer than the lane reads (a large write, here a read padded with JSON whitespace)
+        # is the SDK's: never parsed twice.
+        padded = {"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": params}
+        client.send_raw(json.dumps(padded).replace(", ", "," + " " * 70_000, 1).encode() + b"\n")
+        assert b"def f()" in client.read_answer(77)
         assert client.lane_answers() == []
         # An id JSON-RPC does not allow (a boolean) is the SDK's to judge (it drops the line).
         client.send({"jsonrpc": "2.0", "id": True, "method": "tools/call", "params": params})

@@ -15,7 +15,8 @@ Everything else, and every request the lane is not sure about, goes to the SDK u
 - only after the SDK accepted ``initialize``, on a 2025-era connection (2026-07-28 requests carry
   per-request state in ``_meta``);
 - only the plain shape ``{jsonrpc, id, method: "tools/call", params: {name, arguments?, _meta?}}``
-  whose ``_meta`` holds at most a ``progressToken`` (an inline tool never reports progress);
+  whose ``_meta`` holds at most a ``progressToken`` (an inline tool never reports progress), on a
+  line of at most ``MAX_LINE`` bytes (a large write is not parsed twice);
 - only tools that are inline, read-only and not gated on a workspace feature;
 - arguments the tool refuses go to the SDK, so the refusal is the SDK's own;
 - never when an OpenTelemetry tracer is configured (spans are the SDK's middleware), when a plugin
@@ -45,6 +46,8 @@ from ..workspaces import LocalWorkspaces
 log = logging.getLogger(__name__)
 
 ENV_SWITCH = "MCP_IDE_DIRECT_LANE"
+MAX_LINE = 64 * 1024
+"""Longer lines go to the SDK unread: the lane's calls are small, and a large write should not be parsed twice."""
 _MARK = b'"tools/call"'
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _PARAM_KEYS = frozenset({"name", "arguments", "_meta"})
@@ -67,7 +70,7 @@ class DirectLane:
 
     def answer(self, line: bytes) -> bytes | None:
         """The response line for ``line``, or None to hand ``line`` to the SDK."""
-        if _MARK not in line:
+        if len(line) > MAX_LINE or _MARK not in line:
             return None
         try:
             return self._answer(line)
