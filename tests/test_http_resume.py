@@ -153,4 +153,16 @@ def test_the_event_store_replays_one_stream_in_order_and_never_across_a_gap() ->
         assert await store.replay_events_after(first, send) is None  # a gap: nothing rather than a hole
         assert sent == [] and store.size == 4
 
+        # A byte budget: a large answer pushes out the oldest events, itself last of all.
+        small = SessionEventStore(max_bytes=300)
+        early = await small.store_event("c", note(5))
+        await small.store_event("c", note(6))
+        assert await small.replay_events_after(early, send) == "c"
+        big = JSONRPCNotification(jsonrpc="2.0", method="notifications/big", params={"text": "x" * 200})
+        await small.store_event("c", big)
+        assert small.bytes <= 300 and await small.replay_events_after(early, send) is None  # dropped, FIFO
+        huge = JSONRPCNotification(jsonrpc="2.0", method="notifications/huge", params={"text": "x" * 500})
+        await small.store_event("c", huge)
+        assert small.size == 0 and small.bytes == 0  # too big to keep: nothing kept, no hole
+
     anyio.run(scenario)
