@@ -240,6 +240,7 @@ class ToolRunner:
         except MCPError:
             raise  # a JSON-RPC error, as the SDK answers it
         except (ToolError, ResourceError) as exc:  # what the SDK's Tool.run and _handle_call_tool make of it
+            log.info("Tool %r failed: %r", name, f"Error executing tool {name}: {exc}")
             return _error_result(f"Error executing tool {name}: {exc}")
         except Exception:
             log.exception("Tool %r raised an unexpected exception", name)
