@@ -387,3 +387,41 @@ async def test_include_globs_do_not_bring_back_ignored_files(mcp: Any, ws_path: 
             {"searchText": "hit", "include": "*.py", "includeIgnored": True},
         )
         assert len(paths(page)) == 4
+
+
+@pytest.mark.parametrize("kind", ["content", "names"])
+def test_what_ripgrep_found_under_a_folder_swapped_for_a_link_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """ripgrep opens folders by path: a folder swapped for a link out while it walks would lead it
+    outside. The race is made deterministic here: the real ripgrep runs on the real tree, and the folder
+    is swapped for a link to an outside folder right after (where a racing process would have swapped
+    it while ripgrep walked). The answer leaves out what is under it, and says it is incomplete."""
+    import shutil
+
+    from mcp_server_ide.engines import search
+
+    root = (tmp_path / "ws").resolve()
+    (root / "a" / "deep").mkdir(parents=True)
+    (root / "a" / "deep" / "secret.txt").write_text("needle\n")
+    (root / "b.txt").write_text("needle\n")
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "secret.txt").write_text("needle\n")
+    real_run = search._run
+
+    def run_then_swap(*args: Any, **kwargs: Any) -> Any:
+        answer = real_run(*args, **kwargs)
+        shutil.rmtree(root / "a")
+        (root / "a").symlink_to(outside)
+        return answer
+
+    monkeypatch.setattr(search, "_run", run_then_swap)
+    if kind == "content":
+        result = search.search_content(root, "needle")
+        found = [f.path for f in result.files]
+    else:
+        result = search.list_files(root)
+        found = sorted(result.paths)
+    assert found == ["b.txt"]
+    assert not result.complete and result.reason and "link" in result.reason
