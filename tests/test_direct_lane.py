@@ -136,6 +136,10 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("project_fs_read", {"path": "sub/a.md", "startLine": 3, "endLine": 7}),
     ("project_fs_read", {"path": "/workspace/lf.py"}),
     ("project_fs_read", {"path": "sub/a.md", "startLine": 0}),
+    ("project_fs_list", {}),
+    ("project_fs_list", {"dir": "sub", "maxEntries": 1}),
+    ("project_fs_list", {"dir": "lf.py"}),  # a file
+    ("project_fs_list", {"dir": "sub", "recursive": True}),  # a walk: not inline, always the SDK's
     ("get_editor_state", {}),
     ("get_open_in_editor_file_path", {}),
     ("get_selected_in_editor_text", {}),
@@ -170,6 +174,7 @@ def test_the_lane_answers_byte_for_byte_as_the_sdk(files: Path, tmp_path: Path) 
     assert taken.count("get_file_text_by_path") == 8 + 5 + 2  # successes + refusals + token/str-id calls
     assert taken.count("list_files_in_folder") == 4
     assert taken.count("project_fs_read") == 2
+    assert taken.count("project_fs_list") == 3  # the flat listings; the recursive walk went to the SDK
     assert {"get_editor_state", "get_open_in_editor_file_path", "get_selected_in_editor_text"} <= set(taken)
     # ...and nothing else did.
     assert not {"no_such_tool", "search_in_files_content"} & set(taken)

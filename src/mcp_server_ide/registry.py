@@ -145,8 +145,9 @@ class ToolSpec:
     errors: tuple[str, ...]
     meta: dict[str, Any] | None = None
     requires: tuple[str, ...] = field(default=())
-    inline: bool = False
-    """A fast sync tool (bounded local I/O, no processes) run on the event loop: no thread hop."""
+    inline: bool | Callable[[dict[str, Any]], bool] = False
+    """A fast sync tool (bounded local I/O, no processes) run on the event loop: no thread hop. A
+    function of the validated arguments when only some calls are (a flat listing, not a recursive walk)."""
 
     @property
     def description(self) -> str:
@@ -169,7 +170,7 @@ def tool(
     errors: tuple[str, ...] = (),
     meta: dict[str, Any] | None = None,
     requires: tuple[str, ...] = (),
-    inline: bool = False,
+    inline: bool | Callable[[dict[str, Any]], bool] = False,
     name: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``fn`` as a tool.
@@ -178,7 +179,9 @@ def tool(
     ``structured=False`` for tools whose result is plain text (avoids doubling it as
     ``{"result": ...}``). ``example`` is a valid argument object shown on the reference page.
     ``errors`` lists the failures a caller can expect, in words. ``requires`` names workspace
-    features the tool needs (``"git"``, ``"python"``...), used by dynamic discovery.
+    features the tool needs (``"git"``, ``"python"``...), used by dynamic discovery. ``inline`` marks a
+    sync tool whose work is bounded local I/O (run on the event loop, and answerable by the stdio direct
+    lane when read-only), or gives a function of the arguments saying which calls are.
     """
     if category not in CATEGORIES:
         raise ValueError(f"unknown tool category {category!r}; add it to registry.CATEGORIES")

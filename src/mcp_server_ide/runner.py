@@ -234,6 +234,8 @@ class ToolRunner:
             validated = sdk.fn_metadata.validate_arguments(arguments)
         except (ValidationError, ValueError):
             return None
+        if not runs_inline(spec, validated):
+            return None  # this call is not a bounded one (a recursive walk): the SDK runs it on a thread
         try:
             result = self._shapes[name](self._run_inline(spec, validated, call))
             converted = sdk.fn_metadata.convert_result(result)
@@ -255,7 +257,7 @@ class ToolRunner:
             return _valid_unicode(spec.fn(**kwargs))
 
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
-        if spec.inline and not inspect.iscoroutinefunction(spec.fn):
+        if not inspect.iscoroutinefunction(spec.fn) and runs_inline(spec, kwargs):
             # Bounded local I/O: a thread hop would cost more than the work.
             return self._run_inline(spec, kwargs, call)
         if self.read_only and not spec.read_only:
@@ -282,8 +284,20 @@ class ToolRunner:
 
 def direct_eligible(spec: ToolSpec) -> bool:
     """Whether the direct lane may answer calls to this tool: inline (bounded local work, no thread,
-    no progress, nothing to cancel), read-only, and not hidden until a workspace feature shows up."""
-    return spec.inline and spec.read_only and not spec.requires and not inspect.iscoroutinefunction(spec.fn)
+    no progress, nothing to cancel; for some calls at least), read-only, and not hidden until a
+    workspace feature shows up."""
+    return (
+        bool(spec.inline)
+        and spec.read_only
+        and not spec.requires
+        and not inspect.iscoroutinefunction(spec.fn)
+    )
+
+
+def runs_inline(spec: ToolSpec, arguments: dict[str, Any]) -> bool:
+    """Whether this call of the tool runs inline (``spec.inline``, or its verdict on the arguments)."""
+    inline = spec.inline
+    return bool(inline(arguments)) if callable(inline) else inline
 
 
 def _plain_data(value: Any) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Annotated, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -345,10 +345,16 @@ def _nth(chunk: bytes, n: int) -> int:
 # ----------------------------------------------------------------------------- list
 
 
+def _flat_listing(arguments: dict[str, Any]) -> bool:
+    """One folder's entries is bounded local I/O (as ``list_files_in_folder``); a recursive walk is not."""
+    return not arguments.get("recursive")
+
+
 @tool(
     "project_fs",
     title="List project folder",
     read_only=True,
+    inline=_flat_listing,
     example={"dir": "src", "recursive": True},
     errors=("not found", "not a folder", "outside the workspace"),
 )
