@@ -135,10 +135,10 @@ class DirectLane:
             log.info("direct lane off: the server has cache hints for tools/call")
             return False
         for middleware in low.middleware:
-            kind = type(middleware).__name__
-            if getattr(middleware, TRANSPARENT, False) or kind == "RequestStateBoundary":
+            kind = lowlevel.sdk_middleware_kind(middleware)
+            if getattr(middleware, TRANSPARENT, False) or kind == "request-state":
                 continue  # ours, and the SDK's sealing of 2026-era requestState (none on the lane)
-            if kind == "OpenTelemetryMiddleware" and not _tracing():
+            if kind == "tracing" and not _tracing():
                 continue
             log.info("direct lane off: %r wraps every request", middleware)
             return False

@@ -156,3 +156,16 @@ def per_session_event_stores(server: Any, make_store: Callable[[], Any]) -> None
         return transport
 
     manager._admit_session = admit_with_store
+
+
+def sdk_middleware_kind(middleware: Any) -> str | None:
+    """Which of the SDK's own request middlewares this is: ``"tracing"`` (OpenTelemetry spans),
+    ``"request-state"`` (2026-era ``requestState`` sealing), or None for any other."""
+    from mcp.server._otel import OpenTelemetryMiddleware
+    from mcp.server.request_state import RequestStateBoundary
+
+    if isinstance(middleware, OpenTelemetryMiddleware):
+        return "tracing"
+    if isinstance(middleware, RequestStateBoundary):
+        return "request-state"
+    return None
