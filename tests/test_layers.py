@@ -7,8 +7,9 @@
   ``mcp.server.lowlevel`` or a private SDK module or name, or touches a private SDK attribute (the
   ones ``surface/lowlevel.py`` itself reaches, plus a few known ones).
 
-The source is read with ``ast`` (imports inside functions count too). The last tests check through
-an MCP client that a failure raised by an engine still reaches the caller as today's text.
+The source is read with ``ast`` (imports inside functions count too). The last test checks through
+an MCP client that a failure raised by an engine, a tool or a plugin still reaches the caller as the
+SDK words a ``ToolError`` (``tests/test_direct_lane.py`` holds the stdio direct lane to the same bytes).
 """
 
 from __future__ import annotations

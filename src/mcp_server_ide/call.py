@@ -57,7 +57,7 @@ class Call:
     def check_cancelled(self) -> None:
         """Raise if the caller cancelled this call (for loops in sync tools and engines)."""
         if self.cancelled.is_set():
-            from .registry import ToolFailure
+            from .engines.failures import ToolFailure
 
             raise ToolFailure("cancelled: the caller cancelled this call", kind="conflict")
 

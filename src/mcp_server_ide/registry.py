@@ -5,8 +5,9 @@ Its JSON input schema, output schema, annotations and description all come from 
 definition (through the MCP SDK's own function introspection, so MCP and the REST door
 validate arguments the same way). Doors never know a tool by name.
 
-Failures a caller can act on are raised as :class:`ToolFailure`; its message names the
-rule that was broken and how to fix the call.
+Failures a caller can act on are raised as :class:`ToolFailure` (defined in
+:mod:`.engines.failures`, re-exported here for tools and doors); its message names the rule that
+was broken and how to fix the call. :func:`sdk_error` is its form for the SDK.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
+
+from .engines.failures import FailureKind as FailureKind
+from .engines.failures import ToolFailure
 
 # The seed's categories (000) plus this server's own groups. Order is the reference page's order.
 CATEGORIES: dict[str, str] = {
@@ -35,8 +39,6 @@ CATEGORIES: dict[str, str] = {
     "plugin": "Plugins",
 }
 
-FailureKind = Literal["invalid", "refused", "not_found", "conflict", "unavailable", "too_large"]
-
 HTTP_STATUS: dict[str, int] = {
     "invalid": 400,
     "refused": 403,
@@ -45,17 +47,16 @@ HTTP_STATUS: dict[str, int] = {
     "too_large": 413,
     "unavailable": 503,
 }
+"""The REST door's status for each :data:`FailureKind`."""
 
 
-class ToolFailure(ToolError):
-    """A failure the caller can act on. The message names the rule and the fix.
+def sdk_error(failure: ToolFailure) -> ToolError:
+    """``failure`` as the SDK's ``ToolError``, for a tool's body to raise to the SDK.
 
-    ``kind`` chooses the HTTP status on the REST door; MCP always answers ``isError: true``.
+    The SDK answers a ``ToolError`` with ``isError: true`` and ``Error executing tool NAME: <its
+    message>``; any other exception gets the bare ``Error executing tool NAME``, its text withheld.
     """
-
-    def __init__(self, message: str, kind: FailureKind = "invalid") -> None:
-        super().__init__(message)
-        self.kind: FailureKind = kind
+    return ToolError(str(failure))
 
 
 class _PagedMark:

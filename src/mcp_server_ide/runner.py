@@ -196,12 +196,14 @@ class ToolRunner:
 
         async def mcp_entry(**kwargs: Any) -> Any:
             ctx = kwargs.pop(CONTEXT_KWARG)
-            call = self._make_call(ctx, spec.name, dict(kwargs))
             try:
+                call = self._make_call(ctx, spec.name, dict(kwargs))
                 result = await self._invoke(spec, kwargs, call)
+                return shape(result)
             except InputNeeded as need:  # 2026-07-28: ask the client, then it calls again
                 return need.result()
-            return shape(result)
+            except ToolFailure as failure:  # the SDK shows a ToolError's text, and hides any other's
+                raise registry.sdk_error(failure) from failure
 
         metadata = base.fn_metadata
         if paged_item is not None:
@@ -241,7 +243,7 @@ class ToolRunner:
             converted = sdk.fn_metadata.convert_result(result)
         except MCPError:
             raise  # a JSON-RPC error, as the SDK answers it
-        except (ToolError, ResourceError) as exc:  # what the SDK's Tool.run and _handle_call_tool make of it
+        except (ToolFailure, ToolError, ResourceError) as exc:  # as the SDK's Tool.run words them
             log.info("Tool %r failed: %r", name, f"Error executing tool {name}: {exc}")
             return _error_result(f"Error executing tool {name}: {exc}")
         except Exception:

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import runconfigs, sandbox, textio
 from .editor import editor_for
+from .failures import ToolFailure
 from .progress import ProgressItem, item
 
 log = logging.getLogger(__name__)

@@ -24,9 +24,9 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import multiedit, sandbox, textio, treesitter
+from .failures import ToolFailure
 from .lsp import LanguageServer, Unavailable, path_of, servers, uri_of
 from .lsp.adapters.base import env_float
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..call import current
-from ..registry import ToolFailure
+from .failures import ToolFailure
 
 log = logging.getLogger(__name__)
 

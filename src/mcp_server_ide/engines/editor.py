@@ -40,9 +40,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import sandbox, textio
+from .failures import ToolFailure
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..registry import ToolFailure
+from .failures import ToolFailure
 
 
 def replace_exact(text: str, old: str, new: str, *, replace_all: bool, name: str) -> tuple[str, int]:

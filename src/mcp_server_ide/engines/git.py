@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import processes, sandbox
+from .failures import ToolFailure
 
 Mode = Literal["read", "write", "network"]
 

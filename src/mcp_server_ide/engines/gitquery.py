@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import git
+from .failures import ToolFailure
 
 MAX_OUTPUT = 2 * 1024 * 1024
 

@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from ..call import current_or_none
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from .changes import FileChange
+from .failures import ToolFailure
 from .textio import atomic_write, content_hash
 
 ABSENT = "absent"

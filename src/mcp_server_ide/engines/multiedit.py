@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import sandbox, textio
+from .failures import ToolFailure
 
 
 @dataclass

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from ..registry import ToolFailure
+from .failures import ToolFailure
 
 if TYPE_CHECKING:
     from ..workspace import Workspace

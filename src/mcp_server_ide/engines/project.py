@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import jsonc, sandbox, textio
+from .failures import ToolFailure
 
 MAX_DEPTH = 5
 MAX_ENTRIES = 20_000

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
+from .failures import ToolFailure
 
 IGNORED = [
     "*.pyc",

@@ -33,9 +33,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import jsonc
+from .failures import ToolFailure
 
 LAUNCH = ".vscode/launch.json"
 TASKS = ".vscode/tasks.json"

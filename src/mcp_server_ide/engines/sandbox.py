@@ -20,8 +20,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..registry import ToolFailure
 from ..workspace import DEFAULT_PROTECTED, Workspace
+from .failures import ToolFailure
 
 SEED_ROOT = "/workspace"
 TEMP_MARK = ".mcp-ide.tmp"

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..registry import ToolFailure
+from .failures import ToolFailure
 
 ALWAYS_SKIPPED = (".git", "*.mcp-ide.tmp")
 """Never searched nor listed: the repository, and our own in-flight temp files (sandbox.TEMP_MARK)."""

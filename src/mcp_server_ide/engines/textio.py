@@ -25,9 +25,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import sandbox
+from .failures import ToolFailure
 from .sandbox import Resolved
 
 MAX_TEXT_BYTES = 16 * 1024 * 1024
