@@ -42,10 +42,11 @@ from mcp_types import (
     SamplingMessage,
     TextContent,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from ..call import current_or_none
-from ..registry import ToolFailure
+from .failures import ToolFailure
 
 log = logging.getLogger(__name__)
 
@@ -114,9 +115,8 @@ def can_list_roots(ctx: Any) -> bool:
 
 
 def _modern(ctx: Any) -> bool:
-    from ..surface.lowlevel import is_modern
-
-    return is_modern(ctx)
+    """True on the 2026-07-28 era (the SDK ``Context``'s negotiated ``protocol_version``)."""
+    return getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
 
 
 def _digest(request: Any) -> str:
