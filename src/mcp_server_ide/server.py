@@ -91,6 +91,7 @@ def build_server(
 ) -> tuple[MCPServer, ToolRunner]:
     """The MCP server and the tool runner every other door shares."""
     from . import extensions, registry
+    from .surface import lowlevel
 
     options = options or ServerOptions()
     registry.load_builtin_tools()
@@ -118,6 +119,6 @@ def build_server(
         instructions=INSTRUCTIONS,
         version=__version__,
     )
-    server._tool_manager._tools = runner.sdk  # built lazily: see runner.LazyTools
+    lowlevel.use_tool_table(server, runner.sdk)  # built lazily: see runner.LazyTools
     extensions.apply_all(server, runner, workspace_for, options)
     return server, runner

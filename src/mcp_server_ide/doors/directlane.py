@@ -117,7 +117,7 @@ class DirectLane:
         sessions = self._clients.connected()
         if len(sessions) != 1:
             return None
-        connection = getattr(sessions[0], "_connection", None)
+        connection = lowlevel.session_connection(sessions[0])
         if connection is None or not connection.initialize_accepted:
             return None
         if connection.protocol_version in MODERN_PROTOCOL_VERSIONS:

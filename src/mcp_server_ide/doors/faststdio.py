@@ -112,9 +112,11 @@ async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[Any, An
     """The SDK's ``stdio_server()`` streams, fed by asyncio pipes on the claimed descriptors."""
     from mcp.server import stdio as sdk_stdio
 
+    from ..surface.lowlevel import claim_stdio
+
     loop = asyncio.get_running_loop()
-    stdin_file, release_in = sdk_stdio._claim_fd(0, sys.stdin, "rb", sdk_stdio._open_stdin_diversion)
-    stdout_file, release_out = sdk_stdio._claim_fd(1, sys.stdout, "wb", sdk_stdio._open_stdout_diversion)
+    stdin_file, release_in = claim_stdio(0)
+    stdout_file, release_out = claim_stdio(1)
     read_transport = write_transport = None
     for fd in (stdin_file.fileno(), stdout_file.fileno()):
         _grow_pipe(fd)
@@ -158,6 +160,7 @@ async def run(server: Any, lane: Lane | None = None) -> None:
     if not usable():
         await server.run_stdio_async()
         return
-    lowlevel = server._lowlevel_server
+    from ..surface.lowlevel import serve_streams
+
     async with stdio_streams(lane) as (read_stream, write_stream):
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        await serve_streams(server, read_stream, write_stream)

@@ -119,7 +119,7 @@ class Clients:
 
 
 async def _send_one(session: Any, event: Any) -> None:
-    connection = session._connection
+    connection = lowlevel.session_connection(session)
     if isinstance(event, ToolsListChanged):
         await connection.send_tool_list_changed()
     elif isinstance(event, ResourcesListChanged):

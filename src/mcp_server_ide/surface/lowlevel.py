@@ -2,9 +2,11 @@
 
 ``MCPServer`` (mcp 2.3.0) has no public way to replace a protocol handler (paged
 ``resources/list``, ``resources/subscribe``, ``logging/setLevel``, one completion handler for
-every prompt and template), to advertise ``listChanged`` on the 2025 era, or to reach the
-connection a request came on. Everything that needs one of those goes through the helpers
-here, so an SDK upgrade is a change to this file alone.
+every prompt and template), to advertise ``listChanged`` on the 2025 era, to reach the
+connection a request came on, to serve its tools from a table of ours (built lazily), or to run
+on streams of our own over stdio descriptors claimed as its ``stdio_server()`` claims them.
+Everything that needs one of those goes through the helpers here, so an SDK upgrade is a change
+to this file alone (``tests/test_layers.py`` keeps the reaches here).
 
 No ``install`` here: :func:`~mcp_server_ide.extensions.apply_all` only imports this module.
 """
@@ -92,7 +94,11 @@ def session_of(ctx: Any) -> Any:
 
 def connection_of(ctx: Any) -> Any:
     """The ``Connection`` a request arrived on (its standalone channel, session id, state)."""
-    session = session_of(ctx)
+    return session_connection(session_of(ctx))
+
+
+def session_connection(session: Any) -> Any:
+    """The ``Connection`` under a ``ServerSession`` (None for anything else)."""
     return getattr(session, "_connection", None)
 
 
@@ -169,3 +175,32 @@ def sdk_middleware_kind(middleware: Any) -> str | None:
     if isinstance(middleware, RequestStateBoundary):
         return "request-state"
     return None
+
+
+def use_tool_table(server: Any, tools: Any) -> None:
+    """Serve ``tools`` (a mapping of name to SDK ``Tool``, e.g. ``runner.LazyTools``) as the server's tools."""
+    server._tool_manager._tools = tools
+
+
+def claim_stdio(fd: int) -> tuple[Any, Callable[[], None] | None]:
+    """Claim stdin (0) or stdout (1) exactly as the SDK's ``stdio_server()`` does.
+
+    Gives the binary file the protocol is served on and a ``release`` to call when done (None when
+    nothing was diverted); meanwhile fd 0 reads ``/dev/null`` and fd 1 writes to stderr, so a stray
+    ``print`` or child process cannot write into the protocol stream.
+    """
+    import sys
+
+    from mcp.server import stdio as sdk_stdio
+
+    if fd == 0:
+        return sdk_stdio._claim_fd(0, sys.stdin, "rb", sdk_stdio._open_stdin_diversion)
+    if fd == 1:
+        return sdk_stdio._claim_fd(1, sys.stdout, "wb", sdk_stdio._open_stdout_diversion)
+    raise ValueError(f"only stdin (0) and stdout (1) can be claimed, not fd {fd}")
+
+
+async def serve_streams(server: Any, read_stream: Any, write_stream: Any) -> None:
+    """Run ``server`` (an ``MCPServer``) on a pair of SDK message streams until they close."""
+    low = lowlevel(server)
+    await low.run(read_stream, write_stream, low.create_initialization_options())
