@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -138,7 +139,11 @@ def main(argv: list[str]) -> int:
         return 2
     if args.json:
         chosen = [s for s in specs if s.name in args.names] if args.names else specs
-        print(json.dumps(_listing(chosen), ensure_ascii=False, indent=2))
+        text = json.dumps(_listing(chosen), ensure_ascii=False, indent=2)
     else:
-        print(render(specs, args.names))
+        text = render(specs, args.names)
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # `mcp-server-ide tools | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
