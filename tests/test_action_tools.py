@@ -4,7 +4,6 @@ brings the remote's branch...), and get_progress_indicators shows real running w
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ import httpx
 import pytest
 
 from mcp_server_ide.workspace import Policy
+
+from .support.system import require_system
 
 pytestmark = pytest.mark.anyio
 
@@ -270,8 +271,7 @@ async def test_actions_follow_the_workspace(mcp: Any, ws_path: Path) -> None:
             '{"scripts": {"test": "echo \\"Error: no test specified\\" && exit 1"}}'
         )
         assert "testing.runAll" not in {a["id"] for a in await call(client, "list_available_actions")}
-        if shutil.which("npm") is None:
-            pytest.skip("npm is not installed: the npm test runner cannot be offered here")
+        require_system("npm", "npm")  # the npm test runner is offered only where npm is
         (ws_path / "package.json").write_text(
             '{"scripts": {"test": "node -e \\"console.log(\'npm tests ran\')\\""}}'
         )

@@ -5,7 +5,6 @@ real jobs whose output and exit code are read back with the job tools."""
 from __future__ import annotations
 
 import re
-import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,8 @@ import mcp_types
 import pytest
 
 from mcp_server_ide.workspace import Policy
+
+from .support.system import require_system
 
 pytestmark = pytest.mark.anyio
 
@@ -178,21 +179,20 @@ async def test_launch_configurations_run_with_variables_resolved(
         out = await run(client, "Hidden")
         assert out["exitCode"] == 0
 
-        if shutil.which("node"):
-            out = await run(client, "Node: program")
-            assert out["exitCode"] == 0 and "node program x" in out["output"]
-            out = await run(client, "Node: terminal")
-            assert out["exitCode"] == 0 and "terminal 42" in out["output"]
-            out = await run(client, "Both programs")
-            assert out["exitCode"] == 0
-            assert (
-                "[Python: module] module" in out["output"]
-                and "[Node: program] node program x" in out["output"]
-            )
-
         assert "'chrome'" in await error(client, "run_configuration", configName="Chrome")
         assert "attach" in await error(client, "run_configuration", configName="Attach")
         assert "no run configuration is named" in await error(client, "run_configuration", configName="Nope")
+
+        require_system("node", "nodejs")  # last: without node, everything above still ran
+        out = await run(client, "Node: program")
+        assert out["exitCode"] == 0 and "node program x" in out["output"]
+        out = await run(client, "Node: terminal")
+        assert out["exitCode"] == 0 and "terminal 42" in out["output"]
+        out = await run(client, "Both programs")
+        assert out["exitCode"] == 0
+        assert (
+            "[Python: module] module" in out["output"] and "[Node: program] node program x" in out["output"]
+        )
 
 
 async def test_tasks_run_with_depends_on_and_report_failure(mcp: Any, project: Path) -> None:

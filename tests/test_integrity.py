@@ -40,6 +40,7 @@ import pytest
 
 from .support.security import data_of, is_crash, registered_specs, result_text
 from .support.servers import start_http_server
+from .support.system import require_system
 
 pytestmark = pytest.mark.anyio
 
@@ -259,15 +260,14 @@ async def test_a_full_disk_leaves_the_original_intact(mcp, tmp_path: Path) -> No
 def test_disk_full_under_a_file_size_limit(ws_path: Path) -> None:
     """The fallback for machines where tmpfs cannot be mounted: the server runs under
     ``prlimit --fsize``, so a write past the limit fails (EFBIG) as a full disk would."""
-    if not Path("/usr/bin/prlimit").exists():
-        pytest.skip("prlimit (util-linux) is not installed")
+    prlimit = require_system("prlimit", "util-linux")
     original = "".join(f"line {i:05d} of the document\n" for i in range(700)).encode()
     doc = ws_path / "doc.txt"
     doc.write_bytes(original)
     log = ws_path.parent / "limited-server.log"
     env = dict(os.environ)
     cmd = [
-        "/usr/bin/prlimit",
+        prlimit,
         f"--fsize={48 * 1024}",
         sys.executable,
         "-m",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +23,8 @@ import pytest
 from mcp_server_ide.engines import processes
 from mcp_server_ide.registry import ToolFailure
 from mcp_server_ide.workspace import Policy, Workspace
+
+from .support.system import require_system
 
 
 def marker() -> str:
@@ -562,10 +563,8 @@ def test_sigkill_of_the_server_takes_long_lived_children_with_it(ws_path: Path) 
 # Hosted workspaces: commands run inside bubblewrap
 
 
-@pytest.mark.skipif(
-    shutil.which("bwrap") is None, reason="bubblewrap is not installed (apt-get install bubblewrap)"
-)
 def test_hosted_commands_run_in_a_sandbox(ws_path: Path, tmp_path: Path) -> None:
+    require_system("bwrap", "bubblewrap")
     (ws_path.parent / "other-tenant").mkdir()
     (ws_path.parent / "other-tenant" / "secret.txt").write_text("theirs")
     hosted = Workspace.open(ws_path, policy=Policy(hosted=True))

@@ -1,8 +1,9 @@
 """Command line: argument parsing only.
 
 mcp-server-ide [--workspace DIR]              MCP over stdio (what clients launch)
-mcp-server-ide --http [--host H] [--port N]   Streamable HTTP at /mcp + the seed's REST doors
-mcp-server-ide call TOOL [JSON]               run one tool and print the seed envelope
+mcp-server-ide --http [--host H] [--port N]   Streamable HTTP at /mcp + the REST doors (POST /mcp/{tool})
+mcp-server-ide call TOOL [JSON]               run one tool and print its {"status", "error"} envelope
+mcp-server-ide tools [TOOL…] [--json]         list the tools without starting a server
 mcp-server-ide config vscode|claude|cursor    print client set-up for this workspace
 """
 
@@ -18,11 +19,41 @@ from pathlib import Path
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
+# Subcommand -> (usage, what it does): the dispatch in main() and the "commands" part of --help.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "call": ("call TOOL [JSON] [options]", "run one tool in DIR and print its result (see call --help)"),
+    "tools": ("tools [TOOL…] [--json]", "list the tools, or show some in full, without starting a server"),
+    "config": ("config vscode|claude|cursor", "print how to add this server to an MCP client"),
+}
+
+CALL_HELP = """\
+usage: mcp-server-ide call TOOL ['{"param": "value"}'] [--workspace DIR] [server options]
+
+Run one tool once, without a client or a server process, and print its result as JSON:
+{"status": RESULT, "error": null} on success (exit 0), {"status": null, "error": "why"} when
+the tool refuses or fails (exit 1), and exit 2 for invalid JSON arguments.
+
+  TOOL        a tool name (`mcp-server-ide tools` lists them; `mcp-server-ide tools TOOL`
+              shows one's parameters)
+  JSON        the arguments, one JSON object (default {})
+
+Server options work as they do for the server: --workspace DIR (default: the current folder),
+--read-only, --untrusted, --protect PATH, --tools LIST, --plugin MODULE, --state-dir DIR.
+A tool that needs the person's confirmation is refused (the command line cannot ask), unless
+--confirm-policy allow.
+
+example:
+  mcp-server-ide call list_files_in_folder '{"pathInProject": "/"}' --workspace .
+"""
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mcp-server-ide",
         description="An MCP server that gives an AI assistant IDE powers over a workspace.",
+        epilog="commands:\n"
+        + "\n".join(f"  mcp-server-ide {usage:<32} {what}" for usage, what in SUBCOMMANDS.values()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--workspace",
@@ -33,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--http",
         action="store_true",
-        help="serve HTTP (Streamable HTTP at /mcp and the seed's REST doors) instead of stdio",
+        help="serve HTTP (Streamable HTTP at /mcp and the JetBrains-style REST doors, POST /mcp/{tool}) instead of stdio",
     )
     p.add_argument(
         "--host",
@@ -111,7 +142,7 @@ def _is_loopback(host: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("config", "call"):
+    if argv and argv[0] in SUBCOMMANDS:
         return _subcommand(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
@@ -178,10 +209,11 @@ def _build(args: argparse.Namespace):  # -> (LocalWorkspaces, MCPServer, ToolRun
 def _subcommand(name: str, rest: list[str]) -> int:
     if name == "call":
         return _call(rest)
+    module_name = {"config": ".clientconfig", "tools": ".toollist"}[name]
     try:
-        module = importlib.import_module(".clientconfig", __package__)
+        module = importlib.import_module(module_name, __package__)
     except ImportError:
-        print("mcp-server-ide: the config command is not available in this build", file=sys.stderr)
+        print(f"mcp-server-ide: the {name} command is not available in this build", file=sys.stderr)
         return 2
     return int(module.main(rest) or 0)
 
@@ -189,12 +221,14 @@ def _subcommand(name: str, rest: list[str]) -> int:
 def _call(rest: list[str]) -> int:
     """``mcp-server-ide call TOOL [JSON] [server options…]``: the CLI door."""
     if not rest:
-        print(
-            'usage: mcp-server-ide call TOOL [\'{"param": "value"}\'] [--workspace DIR] [options]',
-            file=sys.stderr,
-        )
+        print(CALL_HELP.splitlines()[0], file=sys.stderr)
         return 2
+    if rest[0] in ("-h", "--help"):
+        print(CALL_HELP, end="")
+        return 0
     tool_name, rest = rest[0], rest[1:]
+    if "-h" in rest or "--help" in rest:  # call TOOL --help: that tool's description and parameters
+        return _subcommand("tools", [tool_name])
     payload = "{}"
     if rest and not rest[0].startswith("-"):
         payload, rest = rest[0], rest[1:]

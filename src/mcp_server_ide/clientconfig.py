@@ -10,8 +10,10 @@ Prints, for the current folder (or ``--workspace DIR``):
 ``--json`` prints only the configuration document (what goes in the file), ``--http URL``
 describes a running HTTP server instead of launching one over stdio, ``--name`` renames the
 server entry, and any arguments after ``--`` are passed to the server (e.g. ``-- --read-only``).
-The command is this Python interpreter running ``-m mcp_server_ide``, so the snippet works
-whatever ``PATH`` the client starts with.
+The command is the absolute path of the installed ``mcp-server-ide`` script (the README's form,
+``/abs/path/to/.venv/bin/mcp-server-ide``), so the snippet works whatever ``PATH`` the client starts
+with; where this installation has no such script (run from a source tree), it is this Python
+interpreter running ``-m mcp_server_ide``.
 """
 
 from __future__ import annotations
@@ -27,13 +29,29 @@ from urllib.parse import quote
 CLIENTS = ("vscode", "claude", "cursor")
 
 
+def server_command() -> list[str]:
+    """The command that starts this installation of the server: its console script beside this
+    interpreter, if that script runs this interpreter, else ``python -m mcp_server_ide``."""
+    bin_dir = Path(sys.executable).parent
+    script = bin_dir / "mcp-server-ide"
+    try:
+        with open(script, encoding="utf-8", errors="replace") as f:
+            head = f.readline() + f.readline()  # pip's sh trampoline names the interpreter on line 2
+    except OSError:
+        head = ""
+    if head.startswith("#!") and str(bin_dir) in head:
+        return [str(script)]
+    return [sys.executable, "-m", "mcp_server_ide"]
+
+
 def server_entry(
     workspace: str, name: str, extra: list[str], http: str | None, *, vscode: bool
 ) -> dict[str, Any]:
     if http:
         entry: dict[str, Any] = {"type": "http", "url": http} if vscode else {"url": http}
         return entry
-    entry = {"command": sys.executable, "args": ["-m", "mcp_server_ide", "--workspace", workspace, *extra]}
+    command, *prefix = server_command()
+    entry = {"command": command, "args": [*prefix, "--workspace", workspace, *extra]}
     if vscode:
         entry = {"type": "stdio", **entry}
     return entry

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from .system import missing
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -47,12 +47,13 @@ def chromium_page(
 ) -> Iterator[Any]:
     """A fresh Chromium profile and one page. Uncaught script errors collect on ``page.errors``; console
     errors (a 401 answer logs one, on purpose) on ``page.console_errors``."""
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="pip install playwright (the Python package)"
-    )
+    try:
+        from playwright import sync_api
+    except ImportError:
+        missing("the playwright Python package", "pip install -e '.[test]'")
     executable = chromium_path()
     if executable is None:
-        pytest.skip("Chromium is not installed (apt-get install -y chromium)")
+        missing("Chromium", "apt-get install -y chromium")
     with sync_api.sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(profile),

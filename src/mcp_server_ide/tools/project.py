@@ -130,7 +130,7 @@ def get_project_dependencies(
     (dependencies, devDependencies, peer/optional), requirements*.txt (following -r includes; requirements-dev
     and -test files count as dev), pyproject.toml (PEP 621 dependencies and optional-dependencies, PEP 735
     dependency-groups, uv, PDM and Poetry groups), Pipfile, go.mod (direct, indirect, tools), Cargo.toml (dev,
-    build and target-specific), composer.json and pom.xml. Returns the seed's `{type, dependencies,
+    build and target-specific), composer.json and pom.xml. Returns `{type, dependencies,
     devDependencies}` for the folder's main ecosystem, plus `ecosystems` (every manifest parsed, with its
     detail) and, for a monorepo root, `modules` (each member's dependencies). Declared constraints only:
     nothing is installed or resolved."""

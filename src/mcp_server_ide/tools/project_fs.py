@@ -554,8 +554,8 @@ def project_fs_write(
 ) -> WriteResult:
     """Write a file in the project's sandbox, replacing it wholesale (or creating it and its folders).
     Paths are relative to the workspace root. The sandbox path rules refuse a write under `node_modules`,
-    `.git`, or a protected path configured with `--protect` (the seed's hosted service protects `src/brand`
-    and `src/onchain`), and the refusal names the rule. Returns `{ path, bytes, created }` plus the new `hash`
+    `.git`, or a protected path configured with `--protect` (for example `--protect src/brand
+    --protect src/onchain`), and the refusal names the rule. Returns `{ path, bytes, created }` plus the new `hash`
     — `created` is `false` when you overwrote a file that already existed, so read before you replace (over
     MCP, replacing a file this session never read, without `expectedHash`, asks the person first). An
     existing file keeps its encoding, BOM, line endings and mode; a new one is UTF-8. Text holding a

@@ -409,7 +409,7 @@ async def execute_terminal_command(
         Field(
             ge=0,
             description=f"Wait up to this many milliseconds (at most {MAX_WAIT_MS}) for the command to finish and "
-            "return its output too. 0 (the default) returns at once, as the seed does.",
+            "return its output too. 0 (the default) returns at once.",
         ),
     ] = 0,
 ) -> TerminalExecuted:
