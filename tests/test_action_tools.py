@@ -30,6 +30,7 @@ TASKS = """{
      "group": {"kind": "build", "isDefault": true}},  // the default build task
     {"label": "long", "type": "shell", "command": "sleep 30"},
     {"label": "short wait", "type": "shell", "command": "sleep 1.5; echo waited"},
+    {"label": "until released", "type": "shell", "command": "until [ -e release ]; do sleep 0.05; done; echo released"},
   ],
 }
 """
@@ -130,8 +131,7 @@ async def test_every_listed_action_does_what_it_says(mcp: Any, project: Path) ->
             """Run an action; the ids of the jobs it started."""
             before = {j["jobId"] for j in await call(client, "list_jobs")}
             assert await call(client, "execute_action_by_id", actionId=action_id) == "ok"
-            verified.add(action_id)
-            await anyio.sleep(0.05)
+            verified.add(action_id)  # a job is listed by the time the action answers
             return {j["jobId"] for j in await call(client, "list_jobs")} - before
 
         async def finished(job_ids: set[str]) -> dict[str, Any]:
@@ -194,6 +194,11 @@ async def test_every_listed_action_does_what_it_says(mcp: Any, project: Path) ->
         assert out["exitCode"] == 0 and (project / "build.txt").exists()
         out = await finished(await execute("workbench.action.tasks.runTask:short wait"))
         assert out["exitCode"] == 0 and out["output"] == "waited\n"
+        started = await execute("workbench.action.tasks.runTask:until released")
+        (project / "release").write_text("")
+        out = await finished(started)
+        assert out["exitCode"] == 0 and out["output"] == "released\n"
+        (project / "release").unlink()
 
         # A long task: Terminate Task appears while it runs and kills it.
         started = await execute("workbench.action.tasks.runTask:long")
@@ -229,21 +234,25 @@ async def _no_progress(client: Any) -> bool:
 async def test_progress_shows_a_long_job_while_it_runs_and_not_after(mcp: Any, project: Path) -> None:
     async with mcp(project) as client:
         assert await call(client, "get_progress_indicators") == []
+        # The task runs until the test releases it: it is still running when progress is asked.
         assert (
-            await call(client, "execute_action_by_id", actionId="workbench.action.tasks.runTask:short wait")
+            await call(
+                client, "execute_action_by_id", actionId="workbench.action.tasks.runTask:until released"
+            )
             == "ok"
         )
         items = await call(client, "get_progress_indicators")
         assert len(items) == 1
         running = items[0]
-        assert running["title"] == "Task: short wait" and running["kind"] == "task"
+        assert running["title"] == "Task: until released" and running["kind"] == "task"
         assert (
             running["cancellable"] is True
             and running["indeterminate"] is True
             and running["fraction"] is None
         )
+        (project / "release").write_text("")
         out = await call(client, "get_job_output", jobId=running["jobId"], waitMs=20000)
-        assert out["state"] == "exited"
+        assert out["state"] == "exited" and out["output"] == "released\n"
         assert await call(client, "get_progress_indicators") == []
 
         # A job started by the terminal tools shows too, until it is cancelled.
