@@ -414,3 +414,19 @@ def _running(needle: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+async def test_untrusted_fetch_runs_no_program_of_the_repository(
+    mcp: Any, project: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    script = tmp_path / "upload-pack"
+    script.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec git-upload-pack "$@"\n')
+    script.chmod(0o755)
+    git(project, "config", "remote.origin.uploadpack", str(script))  # untrusted input in .git/config
+    async with mcp(project, policy=Policy(trusted=False)) as client:
+        result = await client.call_tool("execute_action_by_id", {"actionId": "git.fetch"})
+        assert result.is_error, result.content[0].text
+        text = result.content[0].text
+        assert "refused" in text and "remote.origin.uploadpack" in text
+        assert not marker.exists()

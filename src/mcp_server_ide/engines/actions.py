@@ -568,7 +568,22 @@ def _terminate_runs(ws: Workspace) -> None:
 
 
 def _git_fetch(ws: Workspace) -> None:
-    """``git fetch --prune`` of the current branch's remote, through the git engine (its containment rules)."""
+    """``git fetch --prune`` of the current branch's remote, through the git engine (its containment rules).
+
+    In an untrusted workspace it refuses, as ``git_pull`` does, when the repository's own configuration
+    would make git run a program during the fetch (``core.sshCommand``, ``remote.*.uploadpack``...)."""
     from . import git
 
-    git.repo(ws).git("fetch", "--prune", mode="network", what="fetch")
+    repo = git.repo(ws)
+    if not repo.trusted:
+        risky = repo.local_config(git.NETWORK_DANGER)
+        if risky:
+            raise ToolFailure(
+                "refused: this untrusted workspace's repository configuration sets "
+                + ", ".join(risky)
+                + ", which would make git run a program or touch files outside the workspace during a fetch "
+                "(rule: repository configuration is untrusted input). Review .git/config and remove them, "
+                "or open the workspace as trusted.",
+                kind="refused",
+            )
+    repo.git("fetch", "--prune", mode="network", what="fetch")
