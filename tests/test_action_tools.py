@@ -31,6 +31,7 @@ TASKS = """{
      "group": {"kind": "build", "isDefault": true}},  // the default build task
     {"label": "long", "type": "shell", "command": "sleep 30"},
     {"label": "short wait", "type": "shell", "command": "sleep 1.5; echo waited"},
+    {"label": "until released", "type": "shell", "command": "until [ -e release ]; do sleep 0.05; done; echo released"},
   ],
 }
 """
@@ -131,8 +132,7 @@ async def test_every_listed_action_does_what_it_says(mcp: Any, project: Path) ->
             """Run an action; the ids of the jobs it started."""
             before = {j["jobId"] for j in await call(client, "list_jobs")}
             assert await call(client, "execute_action_by_id", actionId=action_id) == "ok"
-            verified.add(action_id)
-            await anyio.sleep(0.05)
+            verified.add(action_id)  # a job is listed by the time the action answers
             return {j["jobId"] for j in await call(client, "list_jobs")} - before
 
         async def finished(job_ids: set[str]) -> dict[str, Any]:
@@ -195,6 +195,11 @@ async def test_every_listed_action_does_what_it_says(mcp: Any, project: Path) ->
         assert out["exitCode"] == 0 and (project / "build.txt").exists()
         out = await finished(await execute("workbench.action.tasks.runTask:short wait"))
         assert out["exitCode"] == 0 and out["output"] == "waited\n"
+        started = await execute("workbench.action.tasks.runTask:until released")
+        (project / "release").write_text("")
+        out = await finished(started)
+        assert out["exitCode"] == 0 and out["output"] == "released\n"
+        (project / "release").unlink()
 
         # A long task: Terminate Task appears while it runs and kills it.
         started = await execute("workbench.action.tasks.runTask:long")
@@ -230,21 +235,25 @@ async def _no_progress(client: Any) -> bool:
 async def test_progress_shows_a_long_job_while_it_runs_and_not_after(mcp: Any, project: Path) -> None:
     async with mcp(project) as client:
         assert await call(client, "get_progress_indicators") == []
+        # The task runs until the test releases it: it is still running when progress is asked.
         assert (
-            await call(client, "execute_action_by_id", actionId="workbench.action.tasks.runTask:short wait")
+            await call(
+                client, "execute_action_by_id", actionId="workbench.action.tasks.runTask:until released"
+            )
             == "ok"
         )
         items = await call(client, "get_progress_indicators")
         assert len(items) == 1
         running = items[0]
-        assert running["title"] == "Task: short wait" and running["kind"] == "task"
+        assert running["title"] == "Task: until released" and running["kind"] == "task"
         assert (
             running["cancellable"] is True
             and running["indeterminate"] is True
             and running["fraction"] is None
         )
+        (project / "release").write_text("")
         out = await call(client, "get_job_output", jobId=running["jobId"], waitMs=20000)
-        assert out["state"] == "exited"
+        assert out["state"] == "exited" and out["output"] == "released\n"
         assert await call(client, "get_progress_indicators") == []
 
         # A job started by the terminal tools shows too, until it is cancelled.
@@ -258,10 +267,8 @@ async def test_progress_shows_a_long_job_while_it_runs_and_not_after(mcp: Any, p
 async def test_actions_follow_the_workspace(mcp: Any, ws_path: Path) -> None:
     async with mcp(ws_path) as client:  # an empty folder: nothing to do
         assert await call(client, "list_available_actions") == []
-        assert (
-            await call(client, "execute_action_by_id", actionId="editor.action.formatDocument")
-            == "action not found"
-        )
+        result = await client.call_tool("execute_action_by_id", {"actionId": "editor.action.formatDocument"})
+        assert result.is_error and "action not found: " in result.content[0].text
         (ws_path / "notes.txt").write_text("plain text\n")
         await call(client, "open_file_in_editor", pathInProject="notes.txt")
         ids = {a["id"] for a in await call(client, "list_available_actions")}
@@ -312,7 +319,114 @@ def test_rest_doors(http_server: Any, project: Path) -> None:
     while (project / "pkg/messy.py").read_text() == MESSY:
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    assert post("execute_action_by_id", {"actionId": "no.such.action"}) == {
-        "status": "action not found",
-        "error": None,
-    }
+    unknown = post("execute_action_by_id", {"actionId": "no.such.action"})
+    assert unknown["status"] is None and unknown["error"].startswith("action not found: ")
+
+
+async def test_unknown_action_is_an_error(mcp: Any, ws_path: Path) -> None:
+    async with mcp(ws_path) as client:
+        result = await client.call_tool("execute_action_by_id", {"actionId": "no.such.action"})
+        assert result.is_error
+        text = result.content[0].text
+        assert "action not found: no available action has the id 'no.such.action'" in text
+        assert "list_available_actions" in text
+
+
+async def test_a_quick_action_that_fails_answers_its_error(mcp: Any, project: Path) -> None:
+    # The workspace's remote points at a repository that does not exist: git fetch fails at once.
+    git(project, "remote", "set-url", "origin", str(project.parent / "missing.git"))
+    (project / "pkg/broken.py").write_text("def broken(:\n    pass\n")
+    async with mcp(project) as client:
+        for action_id, expected in (
+            ("git.fetch", "does not appear to be a git repository"),
+            (None, "Format Document failed: cannot format 'pkg/broken.py'"),
+        ):
+            if action_id is None:
+                await call(client, "open_file_in_editor", pathInProject="pkg/broken.py")
+                action_id = "editor.action.formatDocument"
+            result = await client.call_tool("execute_action_by_id", {"actionId": action_id})
+            if result.is_error:  # the usual case: it failed within the quick wait
+                text = result.content[0].text
+            else:  # a machine so slow that it outlived the quick wait: then its job carries the failure
+                assert result.content[0].text == "ok"
+                job = (await call(client, "list_jobs"))[-1]
+                out = await call(client, "get_job_output", jobId=job["jobId"], waitMs=60000)
+                assert out["state"] == "failed"
+                text = out["output"]
+            assert expected in text, text
+        assert (project / "pkg/broken.py").read_text() == "def broken(:\n    pass\n"
+        assert await call(client, "get_progress_indicators") == []
+
+
+UPLOAD_PACK = """#!/bin/sh
+# A remote that answers only once the test releases it, and then refuses.
+until [ -e "{release}" ]; do sleep 0.05; done
+echo "fatal: the test's remote refuses to serve" >&2
+exit 1
+"""
+
+
+async def test_a_long_action_that_fails_shows_as_a_failed_job(
+    mcp: Any, project: Path, tmp_path: Path
+) -> None:
+    release = tmp_path / "release"
+    script = tmp_path / "slow-upload-pack"
+    script.write_text(UPLOAD_PACK.format(release=release))
+    script.chmod(0o755)
+    git(project, "config", "remote.origin.uploadpack", str(script))  # a trusted workspace's own config
+    async with mcp(project) as client:
+        # Held by its remote, the fetch outlives the quick wait: "ok", and it goes on as a job.
+        assert await call(client, "execute_action_by_id", actionId="git.fetch") == "ok"
+        (shown,) = await call(client, "get_progress_indicators")
+        assert (shown["title"], shown["kind"], shown["cancellable"]) == ("Git: Fetch", "action", True)
+        (job,) = await call(client, "list_jobs")
+        assert (job["jobId"], job["state"], job["title"]) == (shown["jobId"], "running", "Git: Fetch")
+        assert job["command"] == "git fetch --prune"
+        release.write_text("")
+        out = await call(client, "get_job_output", jobId=job["jobId"], waitMs=60000)
+        assert out["state"] == "failed" and out["exitCode"] is None
+        assert out["output"].startswith("Git: Fetch failed: git could not fetch")
+        assert "the test's remote refuses to serve" in out["output"]
+        assert [(j["jobId"], j["state"]) for j in await call(client, "list_jobs")] == [
+            (job["jobId"], "failed")
+        ]
+        assert await call(client, "get_progress_indicators") == []
+
+        # Cancelled while its remote holds it: the job ends "killed", and git with everything it started.
+        release.unlink()
+        assert await call(client, "execute_action_by_id", actionId="git.fetch") == "ok"
+        (shown,) = await call(client, "get_progress_indicators")
+        await call(client, "cancel_job", jobId=shown["jobId"])
+        out = await call(client, "get_job_output", jobId=shown["jobId"], waitMs=60000)
+        assert out["state"] == "killed" and "cancelled" in out["output"]
+        assert await call(client, "get_progress_indicators") == []
+        assert "origin/main" not in git(project, "branch", "-r")
+        assert not _running(str(script))
+
+
+def _running(needle: str) -> list[int]:
+    """The processes whose command line holds ``needle`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and needle.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+async def test_untrusted_fetch_runs_no_program_of_the_repository(
+    mcp: Any, project: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    script = tmp_path / "upload-pack"
+    script.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec git-upload-pack "$@"\n')
+    script.chmod(0o755)
+    git(project, "config", "remote.origin.uploadpack", str(script))  # untrusted input in .git/config
+    async with mcp(project, policy=Policy(trusted=False)) as client:
+        result = await client.call_tool("execute_action_by_id", {"actionId": "git.fetch"})
+        assert result.is_error, result.content[0].text
+        text = result.content[0].text
+        assert "refused" in text and "remote.origin.uploadpack" in text
+        assert not marker.exists()

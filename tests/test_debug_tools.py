@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,8 @@ TASKS = r"""
     {"label": "step two", "type": "process", "command": "sh", "args": ["-c", "echo two >> order.txt"]},
     {"label": "all in order", "dependsOn": ["step one", "step two"], "dependsOrder": "sequence"},
     {"label": "in parallel", "dependsOn": ["slow", "fast"]},  // parallel is VS Code's default
-    {"label": "slow", "type": "shell", "command": "sleep 0.5; echo slow-done"},
-    {"label": "fast", "type": "shell", "command": "echo fast-done", "options": {"env": {"WHO": "fast"}}},
+    {"label": "slow", "type": "shell", "command": "until [ -e fast.txt ]; do sleep 0.05; done; echo slow-done"},
+    {"label": "fast", "type": "shell", "command": "echo fast-done; touch fast.txt", "options": {"env": {"WHO": "fast"}}},
     {"label": "fails", "type": "shell", "command": "echo about to fail; exit 3"},
     {"label": "after failure", "type": "shell", "command": "echo should not run", "dependsOn": ["fails"]},
     {"label": "quoted args", "type": "shell", "command": "echo", "args": ["two  words", "$SHARED"]},
@@ -204,8 +205,8 @@ async def test_tasks_run_with_depends_on_and_report_failure(mcp: Any, project: P
         out = await run(client, "in parallel")
         assert out["exitCode"] == 0
         text = out["output"]
+        # slow ends only once fast has run: had they run one after the other, slow would never end.
         assert "[fast] fast-done" in text and "[slow] slow-done" in text
-        assert text.index("[fast] fast-done") < text.index("[slow] slow-done")  # they ran at the same time
 
         out = await run(client, "fails")
         assert (out["state"], out["exitCode"]) == ("exited", 3)
@@ -228,10 +229,9 @@ async def test_progress_of_a_running_configuration(mcp: Any, project: Path) -> N
         assert await call(client, "get_progress_indicators") == []
         jid = job_id(await call(client, "run_configuration", configName="three steps"))
         seen: list[dict[str, Any]] = []
-        for _ in range(100):
-            items = await call(client, "get_progress_indicators")
-            if not items:
-                break
+        deadline = time.monotonic() + 60  # a bound, not a timing assertion: the run takes about 2 s
+        while items := await call(client, "get_progress_indicators"):  # until the run has ended
+            assert time.monotonic() < deadline, "the run never ended"
             seen.extend(items)
             await call(client, "wait", milliseconds=50)
         assert seen, "the run never showed as progress"
@@ -240,9 +240,45 @@ async def test_progress_of_a_running_configuration(mcp: Any, project: Path) -> N
             first["jobId"] == jid and first["title"] == "Task: three steps" and first["cancellable"] is True
         )
         fractions = [i["fraction"] for i in seen if i["fraction"] is not None]
-        assert fractions and min(fractions) < max(fractions) < 1.0  # it advanced step by step
+        assert (
+            fractions and min(fractions) < max(fractions) < 1.0
+        )  # step by step, never complete while running
+        assert all(i["indeterminate"] == (i["fraction"] is None) for i in seen)
         out = await call(client, "get_job_output", jobId=jid, waitMs=10000)
         assert out["exitCode"] == 0
+        assert await call(client, "get_progress_indicators") == []
+
+
+async def test_a_run_whose_steps_are_all_done_is_not_shown_complete_while_it_runs(
+    mcp: Any, ws_path: Path, _state_home: Path
+) -> None:
+    # The step runner writes "3 of 3 done" when its last step ends, then still has to say how the
+    # run ended and exit, and the job engine to reap it: for that moment the job is running. The
+    # runner's progress file is written here (the state it leaves after its last step) while the real
+    # job is held in its first step, so that moment lasts as long as the test needs.
+    (ws_path / ".vscode").mkdir()
+    (ws_path / ".vscode/tasks.json").write_text(
+        '{"tasks": [{"label": "held", "dependsOn": ["h1", "h2", "h3"], "dependsOrder": "sequence"},'
+        + "".join(f'{{"label": "h{i}", "type": "shell", "command": "sleep 60"}},' for i in (1, 2, 3))
+        + "]}"
+    )
+    async with mcp(ws_path) as client:
+        jid = job_id(await call(client, "run_configuration", configName="held"))
+        items: list[dict[str, Any]] = []
+        for _ in range(600):  # until the runner has written its first state (h1 running)
+            items = await call(client, "get_progress_indicators")
+            if items and items[0].get("message") == "running: h1":
+                break
+            await call(client, "wait", milliseconds=50)
+        assert items[0]["fraction"] == 0.0, items
+        (progress_file,) = _state_home.glob("*/workspaces/*/runs/*.progress.json")
+        progress_file.write_text('{"done": 3, "total": 3, "running": []}')
+        (shown,) = await call(client, "get_progress_indicators")
+        listed = {j["jobId"]: j for j in await call(client, "list_jobs")}
+        assert listed[jid]["state"] == "running"
+        assert shown["jobId"] == jid and shown["fraction"] != 1.0, shown  # running is not complete
+        assert shown["indeterminate"] is True and shown["message"] == "finishing: all 3 steps are done"
+        await call(client, "cancel_job", jobId=jid)
         assert await call(client, "get_progress_indicators") == []
 
 

@@ -6,9 +6,12 @@ installed) and offers only actions that change something when run. Commands of V
 would do nothing here are left out (``workbench.action.files.save``: every write of this
 server is already on disk).
 
-Running an action starts the work and returns at once (seed 000: "doesn't wait"): process work
-is a job of the process engine (tests, tasks, ``git fetch``); quick in-process work (formatting
-the active file) runs on a worker thread. Both show in ``get_progress_indicators`` while they run.
+Running an action (:func:`execute`) starts the work without waiting for it to finish (seed 000:
+"doesn't wait"): tests, tasks and run configurations are jobs of the process engine, whose exit
+code is their result. In-process work (formatting the active file, ``git fetch`` through the git
+engine) runs on a worker thread and is given :data:`QUICK_S`: a failure by then is the call's
+error; work still running then becomes a job (with no process) whose state ends "failed" with the
+error as its output. All of it shows in ``get_progress_indicators`` while it runs.
 
 A workspace service that implements :class:`ActionSource` (a connected VS Code bridge, later)
 adds its own actions, replacing headless ones of the same id: the tools above never change.
@@ -24,10 +27,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ..call import Call, calling, current_or_none
 from ..workspace import Workspace
 from . import runconfigs, sandbox, textio
 from .editor import editor_for
@@ -42,6 +46,8 @@ SKIP_DIRS = frozenset(
 )  # fmt: skip
 NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
 RUFF_TIMEOUT_S = 30.0
+QUICK_S = 1.0
+"""How long running an action waits for its in-process work: a failure by then is the answer."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,7 @@ class Action:
     id: str
     text: str
     start: Callable[[], Any]
-    """Starts the work and returns quickly (a job, or a worker thread)."""
+    """Starts the work and returns quickly: a job, a :class:`Work` (see :func:`execute`), or None when done."""
     runs_workspace_code: bool = False
     """Runs programs or scripts the workspace defines: asks first in an untrusted workspace."""
     detail: str = ""
@@ -59,55 +65,123 @@ class Action:
 
 
 @dataclass
-class _Work:
+class Work:
+    """In-process work of an action, on its own thread."""
+
     id: str
     title: str
+    detail: str
     started: float
-    error: str | None = None
-    done: bool = False
+    stop: threading.Event = field(default_factory=threading.Event)
+    """Set to stop it (cancel_job once it is a job, workspace close): the process engine stops on it."""
+    finished: threading.Event = field(default_factory=threading.Event)
+    failure: ToolFailure | None = None
+    job: Any = None
+    """The process engine's job that stands for it once it outlived :data:`QUICK_S`."""
 
 
 class ActionWork:
-    """In-process work started by actions (formatting...), shown by ``get_progress_indicators``."""
+    """In-process work started by actions (formatting, git fetch), shown by ``get_progress_indicators``.
+
+    :meth:`wait` gives the caller the failure of work that ends quickly; work that runs longer
+    becomes a job of the process engine (no process of its own), whose state ("exited", "failed",
+    "killed") and output (the error) the job tools read.
+    """
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self._lock = threading.Lock()
-        self._work: dict[str, _Work] = {}
+        self._work: dict[str, Work] = {}
         self._count = 0
-        self.recent: list[_Work] = []
 
-    def spawn(self, title: str, fn: Callable[[], None]) -> _Work:
+    def spawn(self, title: str, fn: Callable[[], object], detail: str = "") -> Work:
         with self._lock:
             self._count += 1
-            work = _Work(f"action-{self._count}", title, time.time())
+            work = Work(f"action-{self._count}", title, detail or title, time.time())
             self._work[work.id] = work
+        # The journal names the call that started the work; the work stops on its own event and
+        # neither reports to that call's caller (answered already) nor counts as its session's read.
+        parent = current_or_none()
+        call = Call(
+            self.ws,
+            door=parent.door if parent is not None else "action",
+            tool=parent.tool if parent is not None else "execute_action_by_id",
+            arguments=dict(parent.arguments) if parent is not None else {},
+            cancelled=work.stop,
+        )
 
         def body() -> None:
+            failure: ToolFailure | None = None
             try:
-                fn()
+                with calling(call):
+                    fn()
             except ToolFailure as exc:
-                work.error = str(exc)
-                log.warning("action %s failed: %s", title, exc)
+                failure = ToolFailure(f"{title} failed: {exc}", kind=exc.kind)
+                log.info("action %s failed: %s", title, exc)
             except Exception as exc:
-                work.error = f"{type(exc).__name__}: {exc}"
+                failure = ToolFailure(f"{title} failed: {type(exc).__name__}: {exc}", kind="unavailable")
                 log.exception("action %s failed", title)
-            finally:
-                work.done = True
-                with self._lock:
-                    self._work.pop(work.id, None)
-                    self.recent = [*self.recent[-19:], work]
+            with self._lock:
+                work.failure = failure
+                work.finished.set()
+                self._work.pop(work.id, None)
+                job = work.job
+            if job is not None:
+                self.ws.service(_jobs_type()).finish(job, None if failure is None else str(failure))
 
         threading.Thread(target=body, name=f"mcp-ide-{work.id}", daemon=True).start()
         return work
+
+    def wait(self, work: Work, timeout_s: float) -> Any:
+        """Wait up to ``timeout_s`` for ``work``. Raises its failure when it failed by then; when it
+        still runs, makes it a job of the process engine and returns that job (else None)."""
+        if not work.finished.wait(timeout_s):
+            with self._lock:
+                if not work.finished.is_set():
+                    work.job = self.ws.service(_jobs_type()).track(
+                        work.title, work.detail, started_at=work.started, stop=work.stop
+                    )
+                    return work.job
+        if work.failure is not None:
+            raise ToolFailure(str(work.failure), kind=work.failure.kind)
+        return None
 
     def progress_items(self) -> list[ProgressItem]:
         with self._lock:
             running = list(self._work.values())
         return [
-            item(w.id, w.title, "action", cancellable=False, elapsed_ms=int((time.time() - w.started) * 1000))
+            item(
+                w.id,
+                w.title,
+                "action",
+                cancellable=w.job is not None,
+                message=w.detail if w.detail != w.title else None,
+                job_id=None if w.job is None else w.job.id,
+                elapsed_ms=int((time.time() - w.started) * 1000),
+            )
             for w in running
         ]
+
+    def close(self) -> None:
+        with self._lock:
+            running = list(self._work.values())
+        for work in running:
+            work.stop.set()
+
+
+def _jobs_type() -> Any:
+    from .processes import Jobs
+
+    return Jobs
+
+
+def execute(ws: Workspace, action: Action) -> None:
+    """Start ``action``. In-process work is waited on for :data:`QUICK_S`: its failure by then is raised
+    (a ``ToolFailure`` with the action's error text); work still running then becomes a job. Process
+    work (tasks, tests, run configurations) is a job from the start: its exit code is its result."""
+    started = action.start()
+    if isinstance(started, Work):
+        ws.service(ActionWork).wait(started, QUICK_S)
 
 
 # ----------------------------------------------------------------------------- ruff
@@ -290,7 +364,7 @@ def available(ws: Workspace) -> list[Action]:
                 Action(
                     "editor.action.formatDocument",
                     "Format Document",
-                    lambda: work.spawn("Format Document", formatter),
+                    lambda: work.spawn("Format Document", formatter, f"format {active.name}"),
                     detail=f"format {active.name}",
                 )
             )
@@ -304,6 +378,7 @@ def available(ws: Workspace) -> list[Action]:
                         lambda: ruff_rewrite(
                             ws, active, ["check", "--fix-only", "--select", "I", "--exit-zero"]
                         ),
+                        f"ruff check --select I --fix {active.name}",
                     ),
                     detail=f"ruff check --select I --fix {active.name}",
                 )
@@ -313,7 +388,9 @@ def available(ws: Workspace) -> list[Action]:
                     "editor.action.fixAll",
                     "Fix All",
                     lambda: work.spawn(
-                        "Fix All", lambda: ruff_rewrite(ws, active, ["check", "--fix-only", "--exit-zero"])
+                        "Fix All",
+                        lambda: ruff_rewrite(ws, active, ["check", "--fix-only", "--exit-zero"]),
+                        f"ruff check --fix {active.name}",
                     ),
                     detail=f"ruff check --fix {active.name}",
                 )
@@ -407,7 +484,12 @@ def available(ws: Workspace) -> list[Action]:
 
     if _git_remotes(ws):
         actions.append(
-            Action("git.fetch", "Git: Fetch", lambda: work.spawn("Git: Fetch", lambda: _git_fetch(ws)))
+            Action(
+                "git.fetch",
+                "Git: Fetch",
+                lambda: work.spawn("Git: Fetch", lambda: _git_fetch(ws), "git fetch --prune"),
+                detail="git fetch --prune",
+            )
         )
     return _merged(ws, actions)
 
@@ -486,7 +568,22 @@ def _terminate_runs(ws: Workspace) -> None:
 
 
 def _git_fetch(ws: Workspace) -> None:
-    """``git fetch --prune`` of the current branch's remote, through the git engine (its containment rules)."""
+    """``git fetch --prune`` of the current branch's remote, through the git engine (its containment rules).
+
+    In an untrusted workspace it refuses, as ``git_pull`` does, when the repository's own configuration
+    would make git run a program during the fetch (``core.sshCommand``, ``remote.*.uploadpack``...)."""
     from . import git
 
-    git.repo(ws).git("fetch", "--prune", mode="network", what="fetch")
+    repo = git.repo(ws)
+    if not repo.trusted:
+        risky = repo.local_config(git.NETWORK_DANGER)
+        if risky:
+            raise ToolFailure(
+                "refused: this untrusted workspace's repository configuration sets "
+                + ", ".join(risky)
+                + ", which would make git run a program or touch files outside the workspace during a fetch "
+                "(rule: repository configuration is untrusted input). Review .git/config and remove them, "
+                "or open the workspace as trusted.",
+                kind="refused",
+            )
+    repo.git("fetch", "--prune", mode="network", what="fetch")

@@ -1298,6 +1298,30 @@ class Jobs:
             job.log.version += 1
             job._done.set()
 
+    def track(self, title: str, command: str, *, started_at: float, stop: threading.Event) -> Job:
+        """Record work the server does on its own thread (an action's git fetch, a formatting) as a job
+        with no process: listed, read and waited on like any job. ``cancel`` sets ``stop`` (the work
+        passes it on to ``run``, which then stops its command); the work ends the job with :meth:`finish`."""
+        job = Job(
+            id=f"job-{next(_ids)}", title=title, command=command, cwd=".", started_at=started_at, _stop=stop
+        )
+        with self.lock:
+            self.jobs[job.id] = job
+            self._forget_old()
+        return job
+
+    def finish(self, job: Job, error: str | None = None) -> None:
+        """End a job made by :meth:`track`: "exited" with exit code 0, or, given ``error``, "failed"
+        (or "killed" when it was cancelled) with no exit code and the error as its output."""
+        if error is not None:
+            job.log.append(f"{error}\n".encode())
+            job.error = error
+        job.exit_code = 0 if error is None else None
+        job.ended_at = _now()
+        job.state = "exited" if error is None else "killed" if job._stop.is_set() else "failed"
+        job.log.version += 1
+        job._done.set()
+
     def _forget_old(self) -> None:
         finished = [j for j in self.jobs.values() if not j.running]
         for job in finished[: max(0, len(finished) - MAX_KEPT_JOBS)]:

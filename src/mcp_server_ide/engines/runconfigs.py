@@ -743,7 +743,9 @@ class Runs:
     """A workspace's started run configurations: each is one job of the process engine.
 
     A plan of one step is that step's process; a larger plan is the :mod:`.taskrun` step runner,
-    which reports how many steps are done for ``get_progress_indicators``.
+    which reports how many steps are done for ``get_progress_indicators``. A running job is never
+    shown complete: once all its steps are done (the runner still reports how it ended and exits, the
+    process engine still reaps it) it shows as indeterminate, "finishing", until the job ends.
     """
 
     def __init__(self, ws: Workspace) -> None:
@@ -828,9 +830,13 @@ class Runs:
             if run.progress_path is not None:
                 try:
                     data = json.loads(run.progress_path.read_text(encoding="utf-8"))
-                    fraction = data["done"] / max(1, data["total"])
-                    if data.get("running"):
-                        message = "running: " + ", ".join(data["running"])
+                    done, total = int(data["done"]), max(1, int(data["total"]))
+                    if done < total:
+                        fraction = done / total
+                        if data.get("running"):
+                            message = "running: " + ", ".join(data["running"])
+                    else:  # complete only when the job has ended: until then its end is not known
+                        message = f"finishing: all {total} steps are done"
                 except (OSError, ValueError, KeyError, TypeError):
                     fraction = 0.0
             items.append(

@@ -18,7 +18,7 @@ from ..call import current
 from ..engines.confirm import confirm
 from ..engines.progress import ProgressItem
 from ..lazy import LazyModule
-from ..registry import tool
+from ..registry import ToolFailure, tool
 
 actions = LazyModule("mcp_server_ide.engines.actions")
 progress = LazyModule("mcp_server_ide.engines.progress")
@@ -49,33 +49,38 @@ def list_available_actions() -> list[ActionInfo]:
     structured=False,
     open_world=True,
     example={"actionId": "editor.action.formatDocument"},
-    errors=("declined in an untrusted workspace",),
+    errors=("action not found", "the action failed", "declined in an untrusted workspace"),
 )
 async def execute_action_by_id(
     actionId: Annotated[str, Field(description="The id of an action from list_available_actions.")],
 ) -> str:
-    """Start an action from `list_available_actions` and return at once without waiting for it to finish:
-    "ok", or "action not found" when no available action has that id. Long work (tests, tasks, git fetch)
-    runs as a job: `get_progress_indicators` shows it while it runs (with its `jobId`), and the job tools
-    (list_jobs, get_job_output) give its output and exit code. Actions that run the workspace's own
-    programs ask the person first in an untrusted workspace."""
+    """Start an action from `list_available_actions`; "ok" when it started (or is done). An unknown id is an
+    error. Tasks, tests and run configurations run as jobs and "ok" comes at once: read their output and exit
+    code with `get_job_output`/`list_jobs`. Other actions (formatting, git fetch) get up to a second: if they
+    fail by then the call fails with their error; if still running they continue as a job (see
+    `get_progress_indicators` for its `jobId`) whose state ends "failed" with the error as its output.
+    Actions that run the workspace's own programs ask the person first in an untrusted workspace."""
     ws = current().workspace
     action = await anyio.to_thread.run_sync(actions.find, ws, actionId)
     if action is None:
-        return "action not found"
+        raise ToolFailure(
+            f"action not found: no available action has the id {actionId!r} (list_available_actions shows "
+            "the actions available now; the list depends on the workspace and the active file)",
+            kind="not_found",
+        )
     if action.runs_workspace_code and not ws.policy.trusted:
         await confirm(
             f"Run the action {action.text!r}? It runs programs defined by this workspace.",
             rule="actions that run the workspace's own tasks and tests need confirmation in an untrusted workspace",
         )
-    await anyio.to_thread.run_sync(action.start)
+    await anyio.to_thread.run_sync(actions.execute, ws, action)
     return "ok"
 
 
 @tool("action", title="Progress", inline=True, read_only=True, example={})
 def get_progress_indicators() -> list[ProgressItem]:
     """The work this server is doing for the workspace right now: running jobs, run configurations and tasks,
-    actions, language servers loading the project. Each is `{id, title, kind, fraction, indeterminate,
+    actions still running, language servers loading the project. Each is `{id, title, kind, fraction, indeterminate,
     cancellable}` (`fraction` 0..1, or null with `indeterminate: true`), plus `message`, `elapsedMs` and the
     `jobId` to read or cancel it with the job tools. Empty when nothing runs."""
     return progress.collect(current().workspace)
