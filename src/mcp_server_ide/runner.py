@@ -270,8 +270,8 @@ class ToolRunner:
             validated = sdk.fn_metadata.validate_arguments(arguments)
         except (ValidationError, ValueError):
             return None
-        if not runs_inline(spec, validated):
-            return None  # this call is not a bounded one (a recursive walk): the SDK runs it on a thread
+        if not runs_inline(spec, validated, call):
+            return None  # this call is not a bounded one (a walk, a large file): the SDK runs it on a thread
         try:
             result = self._shapes[name](self._run_inline(spec, validated, call))
             converted = sdk.fn_metadata.convert_result(result)
@@ -293,7 +293,7 @@ class ToolRunner:
             return _valid_unicode(spec.fn(**kwargs))
 
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
-        if not inspect.iscoroutinefunction(spec.fn) and runs_inline(spec, kwargs):
+        if not inspect.iscoroutinefunction(spec.fn) and runs_inline(spec, kwargs, call):
             # Bounded local I/O: a thread hop would cost more than the work.
             return self._run_inline(spec, kwargs, call)
         if self.read_only and not spec.read_only:
@@ -330,10 +330,14 @@ def direct_eligible(spec: ToolSpec) -> bool:
     )
 
 
-def runs_inline(spec: ToolSpec, arguments: dict[str, Any]) -> bool:
-    """Whether this call of the tool runs inline (``spec.inline``, or its verdict on the arguments)."""
+def runs_inline(spec: ToolSpec, arguments: dict[str, Any], call: Call) -> bool:
+    """Whether this call of the tool runs inline (``spec.inline``, or its verdict on the arguments, given
+    inside the call so that it can look at the workspace, e.g. stat the file a read names)."""
     inline = spec.inline
-    return bool(inline(arguments)) if callable(inline) else inline
+    if not callable(inline):
+        return inline
+    with calling(call):
+        return bool(inline(arguments))
 
 
 def _plain_data(value: Any) -> bool:
