@@ -109,6 +109,7 @@ def files(ws_path: Path) -> Path:
     (ws_path / "sub" / "a.md").write_text("# a\n" * 50)
     (ws_path / "sub" / "deeper" / "b.json").write_text('{"b": 1}\n')
     (ws_path / "out-link").symlink_to("/etc")
+    (ws_path / "big.txt").write_text("a line of a big file\n" * 20_000)  # over INLINE_READ_BYTES
     return ws_path
 
 
@@ -140,7 +141,9 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("project_fs_list", {"dir": "sub", "maxEntries": 1}),
     ("project_fs_list", {"dir": "lf.py"}),  # a file
     ("project_fs_list", {"dir": "sub", "recursive": True}),  # a walk: not inline, always the SDK's
-    ("get_editor_state", {}),
+    ("get_file_text_by_path", {"pathInProject": "big.txt"}),  # a big file: read on a thread, the SDK's
+    ("project_fs_read", {"path": "big.txt", "startLine": 2, "endLine": 3}),  # the same
+    ("get_editor_state", {}),  # the editor model may wait for its state lock: never inline
     ("get_open_in_editor_file_path", {}),
     ("get_selected_in_editor_text", {}),
     ("no_such_tool", {}),  # unknown tool: the SDK's error
@@ -175,9 +178,9 @@ def test_the_lane_answers_byte_for_byte_as_the_sdk(files: Path, tmp_path: Path) 
     assert taken.count("list_files_in_folder") == 4
     assert taken.count("project_fs_read") == 2
     assert taken.count("project_fs_list") == 3  # the flat listings; the recursive walk went to the SDK
-    assert {"get_editor_state", "get_open_in_editor_file_path", "get_selected_in_editor_text"} <= set(taken)
     # ...and nothing else did.
-    assert not {"no_such_tool", "search_in_files_content"} & set(taken)
+    editor = {"get_editor_state", "get_open_in_editor_file_path", "get_selected_in_editor_text"}
+    assert not {"no_such_tool", "search_in_files_content", *editor} & set(taken)
 
 
 def test_requests_the_lane_is_not_sure_of_go_to_the_sdk(files: Path, tmp_path: Path) -> None:

@@ -147,8 +147,10 @@ class ToolSpec:
     meta: dict[str, Any] | None = None
     requires: tuple[str, ...] = field(default=())
     inline: bool | Callable[[dict[str, Any]], bool] = False
-    """A fast sync tool (bounded local I/O, no processes) run on the event loop: no thread hop. A
-    function of the validated arguments when only some calls are (a flat listing, not a recursive walk)."""
+    """A fast sync tool run on the event loop: no thread hop. Only for work that is bounded and small:
+    no process, no lock another process may hold, no diff or read whose size the caller or the disk
+    decides. A function of the validated arguments (called inside the call, so it may stat the file a
+    read names) when only some calls are (a flat listing, not a recursive walk; a small file, not a big one)."""
 
     @property
     def description(self) -> str:
@@ -181,8 +183,9 @@ def tool(
     ``{"result": ...}``). ``example`` is a valid argument object shown on the reference page.
     ``errors`` lists the failures a caller can expect, in words. ``requires`` names workspace
     features the tool needs (``"git"``, ``"python"``...), used by dynamic discovery. ``inline`` marks a
-    sync tool whose work is bounded local I/O (run on the event loop, and answerable by the stdio direct
-    lane when read-only), or gives a function of the arguments saying which calls are.
+    sync tool whose work is bounded and small (run on the event loop, and answerable by the stdio direct
+    lane when read-only; see :attr:`ToolSpec.inline`), or gives a function of the arguments saying which
+    calls are.
     """
     if category not in CATEGORIES:
         raise ValueError(f"unknown tool category {category!r}; add it to registry.CATEGORIES")

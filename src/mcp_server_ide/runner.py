@@ -69,31 +69,57 @@ class LazyTools(MutableMapping[str, Tool]):
 
     Building one (pydantic models for its arguments and result) costs ~1.7 ms; a first call after
     start-up needs one tool, not all 69, so the server answers sooner (cold start). ``tools/list``
-    and the reference page build the rest. ``patches`` (icons, MCP App links...) are applied to each
-    tool as it is built, so features never need the whole table up front.
+    and the reference page build the rest, unless the previous start kept the same listing
+    (:mod:`.toolcache`). ``patches`` (icons, MCP App links...) are applied to each tool as it is
+    built, so features never need the whole table up front; each comes with the name the listing
+    cache keys it by (None: the listing is never cached).
     """
 
     def __init__(
-        self, specs: dict[str, ToolSpec], build: Callable[[ToolSpec], Tool], cache_key: str | None = None
+        self,
+        specs: dict[str, ToolSpec],
+        build: Callable[[ToolSpec], Tool],
+        *,
+        read_only: bool = False,
+        cache_listing: bool = True,
     ) -> None:
         self._specs = specs
         self._build = build
         self._built: dict[str, Tool] = {}
         self._extra: dict[str, Tool] = {}
-        self.patches: list[ToolPatch] = []
-        self._key = cache_key
-        self._listed = toolcache.load(cache_key) if cache_key else None
+        self.patches: list[tuple[ToolPatch, str | None]] = []
+        self._read_only = read_only
+        self._cache_listing = cache_listing
+        self._key: str | None = None
+        self._listed: dict[str, toolcache.Listed] | None = None
+        self._looked_up = False
 
     def values(self) -> list[Any]:  # type: ignore[override]
         """What ``tools/list`` reads: built tools, else their cached listing, else built now.
 
-        The first full listing of a start without a cache is kept for the next start (:mod:`.toolcache`).
+        The cache is looked up at the first listing, when every ``install`` hook has run and every
+        patch is known, so its key covers them all. The first full listing of a start without a
+        cache is kept for the next start.
         """
+        if not self._looked_up:
+            self._looked_up = True
+            if self._cache_listing:
+                self._key = toolcache.cache_key(
+                    self._specs.values(), read_only=self._read_only, patches=[k for _, k in self.patches]
+                )
+            self._listed = toolcache.load(self._key) if self._key else None
         listed = self._listed or {}
         out = [self._built.get(n) or self._extra.get(n) or listed.get(n) or self[n] for n in self]
         if self._key and self._listed is None and len(self._built) == len(self._specs):
             toolcache.save(self._key, [self._built[n] for n in self._specs])
         return out
+
+    def add_patch(self, patch: ToolPatch, cache_key: str | None) -> None:
+        self.patches.append((patch, cache_key))
+        for name, tool in list(self._built.items()):
+            patch(self._specs[name], tool)
+        if self._looked_up:  # a patch after the first listing: the listing kept is not this one
+            self._key, self._listed = None, None
 
     def __getitem__(self, name: str) -> Tool:
         tool = self._built.get(name) or self._extra.get(name)
@@ -101,7 +127,7 @@ class LazyTools(MutableMapping[str, Tool]):
             return tool
         spec = self._specs[name]  # KeyError for an unknown tool, as a dict would
         tool = self._build(spec)
-        for patch in self.patches:
+        for patch, _ in self.patches:
             patch(spec, tool)
         self._built[name] = tool
         return tool
@@ -129,18 +155,28 @@ class LazyTools(MutableMapping[str, Tool]):
 class ToolRunner:
     """The enabled tools, each with its SDK ``Tool`` (schemas, validation, result conversion)."""
 
-    def __init__(self, specs: list[ToolSpec], make_call: CallFactory, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        specs: list[ToolSpec],
+        make_call: CallFactory,
+        *,
+        read_only: bool = False,
+        cache_listing: bool = True,
+    ) -> None:
         self.specs = {s.name: s for s in specs}
         self.read_only = read_only
         self._make_call = make_call
         self._shapes: dict[str, Callable[[Any], Any]] = {}
-        self.sdk = LazyTools(self.specs, self._sdk_tool, toolcache.cache_key(specs, read_only=read_only))
+        self.sdk = LazyTools(self.specs, self._sdk_tool, read_only=read_only, cache_listing=cache_listing)
 
-    def patch_tools(self, patch: ToolPatch) -> None:
-        """Adjust every SDK tool (icons, ``_meta``...) as it is built, and those already built."""
-        self.sdk.patches.append(patch)
-        for name in list(self.sdk._built):
-            patch(self.specs[name], self.sdk._built[name])
+    def patch_tools(self, patch: ToolPatch, *, cache_key: str | None = None) -> None:
+        """Adjust every SDK tool (icons, ``_meta``...) as it is built, and those already built.
+
+        ``cache_key`` names the patch and everything its effect reads beyond this package's code and
+        the tool's spec, for the listing cache (:mod:`.toolcache`); without one (a plugin's patch) the
+        listing is built at every start.
+        """
+        self.sdk.add_patch(patch, cache_key)
 
     def input_schema(self, name: str) -> dict[str, Any]:
         return self.sdk[name].parameters
@@ -236,8 +272,8 @@ class ToolRunner:
             validated = sdk.fn_metadata.validate_arguments(arguments)
         except (ValidationError, ValueError):
             return None
-        if not runs_inline(spec, validated):
-            return None  # this call is not a bounded one (a recursive walk): the SDK runs it on a thread
+        if not runs_inline(spec, validated, call):
+            return None  # this call is not a bounded one (a walk, a large file): the SDK runs it on a thread
         try:
             result = self._shapes[name](self._run_inline(spec, validated, call))
             converted = sdk.fn_metadata.convert_result(result)
@@ -259,7 +295,7 @@ class ToolRunner:
             return _valid_unicode(spec.fn(**kwargs))
 
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
-        if not inspect.iscoroutinefunction(spec.fn) and runs_inline(spec, kwargs):
+        if not inspect.iscoroutinefunction(spec.fn) and runs_inline(spec, kwargs, call):
             # Bounded local I/O: a thread hop would cost more than the work.
             return self._run_inline(spec, kwargs, call)
         if self.read_only and not spec.read_only:
@@ -296,10 +332,14 @@ def direct_eligible(spec: ToolSpec) -> bool:
     )
 
 
-def runs_inline(spec: ToolSpec, arguments: dict[str, Any]) -> bool:
-    """Whether this call of the tool runs inline (``spec.inline``, or its verdict on the arguments)."""
+def runs_inline(spec: ToolSpec, arguments: dict[str, Any], call: Call) -> bool:
+    """Whether this call of the tool runs inline (``spec.inline``, or its verdict on the arguments, given
+    inside the call so that it can look at the workspace, e.g. stat the file a read names)."""
     inline = spec.inline
-    return bool(inline(arguments)) if callable(inline) else inline
+    if not callable(inline):
+        return inline
+    with calling(call):
+        return bool(inline(arguments))
 
 
 def _plain_data(value: Any) -> bool:

@@ -111,7 +111,12 @@ def build_server(
             session_id=session_id,
         )
 
-    runner = ToolRunner(enabled_specs(options.tools, options.plugins), make_call, read_only=options.read_only)
+    runner = ToolRunner(
+        enabled_specs(options.tools, options.plugins),
+        make_call,
+        read_only=options.read_only,
+        cache_listing=not options.plugins,  # a plugin's effect on the listing has no key: see toolcache
+    )
     server = MCPServer(
         name="mcp-server-ide",
         title="IDE",

@@ -4,14 +4,21 @@ Building the SDK's ``Tool`` objects for every tool costs ~100 ms of pydantic mod
 clients list the tools right after ``initialize``. A listing needs only each tool's name, title,
 description, schemas, annotations, icons and ``_meta``; those are kept in a JSON file in the state
 folder, keyed by everything they derive from: this package's source files (tools and the code that
-shapes them), the SDK and pydantic versions, the enabled tool names and read-only mode. Any change
-gives a new key, so a stale listing is never served; a tool is still built for real when called.
+shapes them), the SDK and pydantic versions, the enabled tool names, read-only mode, and the patches
+applied to the tools as they are built (each names itself and what it depends on beyond this
+package's code, e.g. whether ``apps/review.html`` is there). The key is taken when the tools are
+first listed, after every ``install`` hook ran. Any change gives a new key, so a stale listing is
+never served; a tool is still built for real when called.
+
+Only a listing made from this package alone is kept. A ``--plugin`` module is code whose effect on
+the listing (at import, in its ``install`` hook) cannot be named without building the tools, so a
+server with a plugin, a tool from outside the package or a patch that does not name itself builds
+its listing every start (:func:`cache_key` gives None).
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import logging
 import os
@@ -29,6 +36,7 @@ from .workspace import default_state_home
 log = logging.getLogger(__name__)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE = __name__.rpartition(".")[0]
 KEEP = 8
 
 
@@ -46,23 +54,29 @@ class Listed:
     meta: dict[str, Any] | None
 
 
-def cache_key(specs: Iterable[ToolSpec], *, read_only: bool) -> str:
+def cache_key(
+    specs: Iterable[ToolSpec], *, read_only: bool, patches: Iterable[str | None] = ()
+) -> str | None:
+    """The key of the listing of these tools with these patches, or None when it must not be cached."""
+    names = []
+    for spec in specs:
+        if not spec.fn.__module__.startswith(PACKAGE + "."):
+            return None  # foreign code: its source, and all it reads, are not ours to key
+        names.append(spec.name)
+    shaped_by = []
+    for patch in patches:
+        if patch is None:
+            return None  # a patch that cannot say what its effect depends on
+        shaped_by.append(patch)
     digest = hashlib.sha256()
     for dist in ("mcp", "pydantic", "mcp-server-ide"):
         try:
             digest.update(f"{dist}={metadata.version(dist)};".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{dist}=?;".encode())
-    names = []
-    files = {str(p) for p in PACKAGE_DIR.rglob("*.py")}
-    for spec in specs:
-        names.append(spec.name)
-        try:
-            files.add(inspect.getsourcefile(spec.fn) or "")
-        except TypeError:
-            files.add(spec.fn.__module__)
     digest.update(("|".join(names) + f";read_only={read_only};").encode())
-    for path in sorted(files):
+    digest.update(("patches=" + "|".join(shaped_by) + ";").encode())
+    for path in sorted(str(p) for p in PACKAGE_DIR.rglob("*.py")):
         try:
             st = os.stat(path)
             digest.update(f"{path}:{st.st_mtime_ns}:{st.st_size};".encode())

@@ -3,8 +3,10 @@
 Every request the SDK serves passes through JSON-RPC models, a task of its own, memory streams,
 middleware, two context objects and the ``MCPServer`` tool layers: on this 2-core machine ~0.3 ms
 of a 0.45 ms file read (``bench/bench_files.py``), more than the read itself. The reads an assistant
-makes most (a file, a folder listing, a slice, the editor's state) are *inline* tools: bounded local
-I/O that runs on the event loop, never reports progress and has nothing to cancel. The stdio door
+makes most (a small file, a folder listing, a slice) are *inline* tools: bounded, small local I/O
+that runs on the event loop, never reports progress and has nothing to cancel. A call the tool's
+verdict does not find small (a file over ``INLINE_READ_BYTES``, a walk) goes to the SDK, which runs
+it on a thread, so the reader is never held up by it either. The stdio door
 answers those straight from its reader with the SDK's own pieces: the tool's argument model, the
 same result conversion (``FuncMetadata.convert_result``), the protocol's result sieve
 (``serialize_server_result``) and the ``JSONRPCResponse`` model, so the bytes written are the ones
@@ -17,7 +19,7 @@ Everything else, and every request the lane is not sure about, goes to the SDK u
 - only the plain shape ``{jsonrpc, id, method: "tools/call", params: {name, arguments?, _meta?}}``
   whose ``_meta`` holds at most a ``progressToken`` (an inline tool never reports progress), on a
   line of at most ``MAX_LINE`` bytes (a large write is not parsed twice);
-- only tools that are inline, read-only and not gated on a workspace feature;
+- only tools that are inline (for this call: ``runs_inline``), read-only and not gated on a workspace feature;
 - arguments the tool refuses go to the SDK, so the refusal is the SDK's own;
 - never when an OpenTelemetry tracer is configured (spans are the SDK's middleware), when a plugin
   added middleware, or when the server has cache hints for ``tools/call``.

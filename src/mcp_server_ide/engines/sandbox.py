@@ -253,6 +253,17 @@ def open_regular(resolved: Resolved) -> int:
     return fd
 
 
+def regular_file_size(ws: Workspace, user_path: str) -> int | None:
+    """The size of the regular file ``user_path`` names (resolved by :func:`resolve`'s rules), or None
+    when the path is refused, names nothing or names no regular file. One ``lstat``; nothing is opened.
+    A hint for choosing how to read (the read itself checks the file again as it opens it)."""
+    try:
+        st = os.lstat(resolve(ws, user_path).path)
+    except (ToolFailure, OSError, ValueError):
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
 def not_found(resolved: Resolved) -> ToolFailure:
     return ToolFailure(
         f"not found: {resolved.display_rel!r} does not exist in the workspace "

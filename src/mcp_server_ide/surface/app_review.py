@@ -73,4 +73,5 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
         meta["ui/resourceUri"] = REVIEW_URI
         sdk.meta = meta
 
-    runner.patch_tools(link)
+    # Registered only while apps/review.html is there: the listing cache keys by the patches applied.
+    runner.patch_tools(link, cache_key="review-app")

@@ -55,4 +55,4 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
         if sdk_tool.icons is None:
             sdk_tool.icons = icon(spec.category)
 
-    runner.patch_tools(add_icon)
+    runner.patch_tools(add_icon, cache_key="icons")

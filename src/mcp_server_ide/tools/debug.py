@@ -2,7 +2,8 @@
 
 Breakpoints live in the editor model (:mod:`..engines.editor`); run configurations are read from
 ``.vscode/launch.json`` and ``.vscode/tasks.json`` and started through the process engine
-(:mod:`..engines.runconfigs`).
+(:mod:`..engines.runconfigs`). The breakpoint tools run on a worker thread, not inline: the editor
+model's state file is shared by every server process under a file lock (see ``tools/editor.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ class BreakpointInfo(TypedDict):
 @tool(
     "debug",
     title="Toggle breakpoint",
-    inline=True,
     structured=False,
     example={"pathInProject": "src/utils/helper.js", "line": 5},
     errors=("not found", "line past the end of the file", "outside the workspace"),
@@ -51,7 +51,7 @@ def toggle_debugger_breakpoint(
     return "Breakpoint added" if added else "Breakpoint removed"
 
 
-@tool("debug", title="List breakpoints", inline=True, read_only=True, example={})
+@tool("debug", title="List breakpoints", read_only=True, example={})
 def get_debugger_breakpoints() -> list[BreakpointInfo]:
     """Every line breakpoint in the workspace as `[{path, line}]`: the file's absolute path and the 1-based
     line, sorted by path then line. Empty when there are none."""

@@ -4,6 +4,10 @@ They act on the workspace's editor (:mod:`..engines.editor`): a headless model k
 restarts, or the live VS Code when the companion extension is connected. Lines here are
 1-based and characters 0-based, as in the other file tools; the engine stores 0-based
 positions as VS Code does.
+
+None of them runs inline on the event loop: any call of the headless model may wait for the lock
+of its state file (shared by every server process on the workspace), follow journaled edits with
+a line diff, or read the whole active file; they run on a worker thread.
 """
 
 from __future__ import annotations
@@ -55,7 +59,6 @@ def _ws() -> Workspace:
 @tool(
     "editor",
     title="Active file text",
-    inline=True,
     read_only=True,
     structured=False,
     example={},
@@ -69,7 +72,7 @@ def get_open_in_editor_file_text() -> str:
     return doc.text if doc is not None else ""
 
 
-@tool("editor", title="Active file path", inline=True, read_only=True, structured=False, example={})
+@tool("editor", title="Active file path", read_only=True, structured=False, example={})
 def get_open_in_editor_file_path() -> str:
     """The absolute path of the file open in the editor (the active file), or an empty string when no
     file is open."""
@@ -77,7 +80,7 @@ def get_open_in_editor_file_path() -> str:
     return str(state.active) if state.active is not None else ""
 
 
-@tool("editor", title="Selected text", inline=True, read_only=True, structured=False, example={})
+@tool("editor", title="Selected text", read_only=True, structured=False, example={})
 def get_selected_in_editor_text() -> str:
     """The text selected in the active file, or an empty string when nothing is selected (only a cursor)
     or no file is open. `get_editor_state` gives the selection's position."""
@@ -87,7 +90,7 @@ def get_selected_in_editor_text() -> str:
     return _selected(doc.text, doc.selection)
 
 
-@tool("editor", title="Editor state", inline=True, read_only=True, example={})
+@tool("editor", title="Editor state", read_only=True, example={})
 def get_editor_state() -> EditorInfo:
     """The editor as a person would see it: `activeFile` (absolute path, "" when none), `openFiles` (in the
     order they were opened) and the active file's `selection` (`startLine`/`endLine` 1-based,
@@ -160,7 +163,6 @@ def replace_current_file_text(
 @tool(
     "editor",
     title="Open file",
-    inline=True,
     read_only=True,
     idempotent=True,
     structured=False,
@@ -223,7 +225,6 @@ def open_file_in_editor(
 @tool(
     "editor",
     title="Close file",
-    inline=True,
     read_only=True,
     structured=False,
     example={"pathInProject": "src/index.js"},

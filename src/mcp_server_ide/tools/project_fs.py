@@ -18,6 +18,7 @@ from typing_extensions import TypedDict
 from ..call import current
 from ..engines import reads, sandbox, search, textio
 from ..registry import ToolFailure, tool
+from .files import small_file
 
 READ_CAP = 200 * 1024
 """Bytes of content one read returns; longer content keeps its head and tail around a marker."""
@@ -93,7 +94,7 @@ class EditResult(TypedDict):
 @tool(
     "project_fs",
     title="Read project file",
-    inline=True,
+    inline=small_file("path"),
     read_only=True,
     example={"path": "src/app.ts", "startLine": 1, "endLine": 40},
     errors=("not found", "outside the workspace", "binary file", "startLine past the end"),
