@@ -21,6 +21,7 @@ from .manifests import (
     read_manifest,
     read_toml,
     rel_join,
+    table,
 )
 from .maven import pom_text, read_pom
 from .monorepos import MonoRepo, monorepos_in
@@ -128,14 +129,14 @@ def _module_name(ws: Workspace, folder: str, names: list[str]) -> str:
                 return data["name"]
         elif name == "pyproject.toml":
             data = read_toml(ws, rel) or {}
-            found = (data.get("project") or {}).get("name") or (
-                (data.get("tool") or {}).get("poetry") or {}
+            found = table(data.get("project")).get("name") or table(
+                table(data.get("tool")).get("poetry")
             ).get("name")
             if isinstance(found, str):
                 return found
         elif name == "Cargo.toml":
             data = read_toml(ws, rel) or {}
-            found = (data.get("package") or {}).get("name")
+            found = table(data.get("package")).get("name")
             if isinstance(found, str):
                 return found
         elif name == "go.mod":

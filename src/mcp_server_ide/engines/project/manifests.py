@@ -214,6 +214,17 @@ def read_toml(ws: Workspace, rel: str) -> dict[str, Any] | None:
         return None
 
 
+def table(value: object) -> dict[str, Any]:
+    """A TOML table or JSON object read from a manifest, or {} when the key is missing or holds
+    something else (a manifest of the wrong shape is read around, never crashed on)."""
+    return value if isinstance(value, dict) else {}
+
+
+def strings(value: object) -> list[str]:
+    """The strings of a list read from a manifest ([] when the key is missing or holds something else)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def rel_join(folder: str, name: str) -> str:
     """A posix path relative to the root: ``name`` inside ``folder`` ("" for the root)."""
     return f"{folder}/{name}" if folder else name

@@ -11,7 +11,7 @@ from typing import TypedDict
 
 from ...workspace import Workspace
 from .go import parse_go_work
-from .manifests import MAX_MODULES, SKIP_DIRS, read_json, read_manifest, read_toml, rel_join
+from .manifests import MAX_MODULES, SKIP_DIRS, read_json, read_manifest, read_toml, rel_join, strings, table
 from .maven import local_name, read_pom
 
 
@@ -69,15 +69,15 @@ def monorepos_in(ws: Workspace, folder: str, names: list[str]) -> list[MonoRepo]
         data = read_toml(ws, rel_join(folder, "Cargo.toml")) or {}
         workspace = data.get("workspace")
         if isinstance(workspace, dict):
-            patterns = [m for m in workspace.get("members") or [] if isinstance(m, str)]
-            patterns += ["!" + e for e in workspace.get("exclude") or [] if isinstance(e, str)]
+            patterns = strings(workspace.get("members"))
+            patterns += ["!" + e for e in strings(workspace.get("exclude"))]
             found.append(MonoRepo(folder, "cargo", _expand(ws, folder, patterns), patterns))
     if "pyproject.toml" in names:
         data = read_toml(ws, rel_join(folder, "pyproject.toml")) or {}
-        uv_ws = ((data.get("tool") or {}).get("uv") or {}).get("workspace")
+        uv_ws = table(table(data.get("tool")).get("uv")).get("workspace")
         if isinstance(uv_ws, dict):
-            patterns = [m for m in uv_ws.get("members") or [] if isinstance(m, str)]
-            patterns += ["!" + e for e in uv_ws.get("exclude") or [] if isinstance(e, str)]
+            patterns = strings(uv_ws.get("members"))
+            patterns += ["!" + e for e in strings(uv_ws.get("exclude"))]
             found.append(MonoRepo(folder, "uv", _expand(ws, folder, patterns), patterns))
     if "pom.xml" in names:
         pom = read_pom(ws, rel_join(folder, "pom.xml"))

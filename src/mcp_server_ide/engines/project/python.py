@@ -10,7 +10,7 @@ from typing import Any
 
 from ...workspace import Workspace
 from .deps import DEV_NAMES, Deps
-from .manifests import read_manifest, read_toml, rel_join
+from .manifests import read_manifest, read_toml, rel_join, table
 
 
 def pep508(text: str) -> tuple[str, str] | None:
@@ -55,17 +55,13 @@ def _poetry_spec(value: object) -> str:
             spec = f"url:{value['url']}"
         else:
             spec = "*"
-        if value.get("extras"):
-            spec = "[" + ",".join(map(str, value["extras"])) + "]" + spec
+        extras = value.get("extras")
+        if isinstance(extras, list) and extras:
+            spec = "[" + ",".join(map(str, extras)) + "]" + spec
         return spec
     if isinstance(value, list):  # multiple constraints
         return " || ".join(_poetry_spec(v) for v in value)
     return str(value)
-
-
-def _table(value: object) -> dict[str, Any]:
-    """A TOML table, or an empty one when the key is missing or holds something else."""
-    return value if isinstance(value, dict) else {}
 
 
 def pyproject_deps(ws: Workspace, rel: str) -> Deps | None:
@@ -73,8 +69,8 @@ def pyproject_deps(ws: Workspace, rel: str) -> Deps | None:
     data = read_toml(ws, rel)
     if data is None:
         return None
-    project = _table(data.get("project"))
-    tool = _table(data.get("tool"))
+    project = table(data.get("project"))
+    tool = table(data.get("tool"))
     deps = Deps("python", rel, _pep508_map(project.get("dependencies")))
     groups: dict[str, dict[str, str]] = {}
     optional = project.get("optional-dependencies")
@@ -88,17 +84,17 @@ def pyproject_deps(ws: Workspace, rel: str) -> Deps | None:
     if isinstance(raw_groups, dict):
         for name in raw_groups:
             groups[str(name)] = _dependency_group(raw_groups, name, set())
-    uv = _table(tool.get("uv"))
+    uv = table(tool.get("uv"))
     if isinstance(uv.get("dev-dependencies"), list):
         groups.setdefault("dev", {}).update(_pep508_map(uv["dev-dependencies"]))
-    pdm = _table(tool.get("pdm"))
+    pdm = table(tool.get("pdm"))
     if isinstance(pdm.get("dev-dependencies"), dict):
         for name, items in pdm["dev-dependencies"].items():
             groups.setdefault(str(name), {}).update(_pep508_map(items))
-    poetry = _table(tool.get("poetry"))
+    poetry = table(tool.get("poetry"))
     if poetry:
         deps.extra["poetry"] = True
-        for name, value in (poetry.get("dependencies") or {}).items():
+        for name, value in table(poetry.get("dependencies")).items():
             if name.lower() == "python":
                 deps.extra["requiresPython"] = _poetry_spec(value)
             else:
@@ -106,7 +102,7 @@ def pyproject_deps(ws: Workspace, rel: str) -> Deps | None:
         legacy = poetry.get("dev-dependencies")
         if isinstance(legacy, dict):
             groups.setdefault("dev", {}).update({k: _poetry_spec(v) for k, v in legacy.items()})
-        for name, group in (poetry.get("group") or {}).items():
+        for name, group in table(poetry.get("group")).items():
             if isinstance(group, dict) and isinstance(group.get("dependencies"), dict):
                 groups.setdefault(str(name), {}).update(
                     {k: _poetry_spec(v) for k, v in group["dependencies"].items()}
@@ -128,7 +124,8 @@ def _dependency_group(groups: dict[str, Any], name: str, seen: set[str]) -> dict
         return {}
     seen.add(name)
     out: dict[str, str] = {}
-    for item in groups.get(name) or []:
+    items = groups.get(name)
+    for item in items if isinstance(items, list) else []:
         if isinstance(item, str):
             parsed = pep508(item)
             if parsed:
@@ -201,10 +198,10 @@ def pipfile_deps(ws: Workspace, rel: str) -> Deps | None:
     deps = Deps(
         "python",
         rel,
-        {k: _poetry_spec(v) for k, v in (data.get("packages") or {}).items()},
-        {k: _poetry_spec(v) for k, v in (data.get("dev-packages") or {}).items()},
+        {k: _poetry_spec(v) for k, v in table(data.get("packages")).items()},
+        {k: _poetry_spec(v) for k, v in table(data.get("dev-packages")).items()},
     )
-    python = (data.get("requires") or {}).get("python_version")
+    python = table(data.get("requires")).get("python_version")
     if python:
         deps.extra["requiresPython"] = str(python)
     return deps
