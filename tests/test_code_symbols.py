@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from mcp_server_ide.engines import treesitter
+from mcp_server_ide.engines.treesitter.parsers import plan_for
 
 from .support.codeprojects import rich_source
 
@@ -197,7 +198,7 @@ def test_every_bundled_grammar_gives_an_outline_plan() -> None:
         "ini",
         "markdown",
     ):
-        assert treesitter._plan(lang) is not None, lang
+        assert plan_for(lang) is not None, lang
     for lang in sorted(languages):
         treesitter.outline("", lang)  # every grammar loads and answers, even when it declares nothing
 

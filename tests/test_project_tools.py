@@ -412,6 +412,45 @@ async def test_empty_and_broken_manifests(mcp: Any, ws_path: Path) -> None:
     assert deps["ecosystems"] == []
 
 
+async def test_manifests_of_the_wrong_shape_are_read_around_not_crashed_on(mcp: Any, ws_path: Path) -> None:
+    # Valid TOML whose keys hold something else (a string, a list, a number): the tools answered
+    # "Error executing tool" (AttributeError/TypeError) instead of reading what they could.
+    write(
+        ws_path,
+        {
+            "pyproject.toml": 'project = "x"\ntool = "y"\n',
+            "poetry/pyproject.toml": (
+                '[tool.poetry]\nname = "p"\ndependencies = ["a"]\ngroup = ["b"]\n'
+                'dev-dependencies = {x = {version = "1", extras = 1}}\n'
+                "[tool.uv.workspace]\nmembers = 1\nexclude = 1\n"
+            ),
+            "groups/pyproject.toml": (
+                '[project]\nname = "g"\ndependencies = ["attrs"]\n[dependency-groups]\ndev = 1\ntest = ["pytest"]\n'
+            ),
+            "pipenv/Pipfile": 'packages = ["a"]\nrequires = "3.12"\n[dev-packages]\npytest = "*"\n',
+            "crate/Cargo.toml": 'package = "x"\n[dependencies]\nserde = "1"\n[workspace]\nmembers = 1\nexclude = 1\n',
+        },
+    )
+    async with mcp(ws_path) as client:
+        modules = await call(client, "get_project_modules")
+        root = await call(client, "get_project_dependencies")
+        poetry = await call(client, "get_project_dependencies", path="poetry")
+        groups = await call(client, "get_project_dependencies", path="groups")
+        pipenv = await call(client, "get_project_dependencies", path="pipenv")
+        crate = await call(client, "get_project_dependencies", path="crate")
+    names = {m["path"]: m["name"] for m in modules["modules"]}
+    assert names == {".": ws_path.name, "poetry": "p", "groups": "g", "crate": "crate"}
+    assert {(w["path"], w["kind"], tuple(w["members"])) for w in modules["workspaces"]} == {
+        ("poetry", "uv", ()),
+        ("crate", "cargo", ()),
+    }
+    assert root["type"] == "python" and root["dependencies"] == {}
+    assert poetry["dependencies"] == {} and poetry["devDependencies"] == {"x": "1"}
+    assert groups["dependencies"] == {"attrs": "*"} and groups["devDependencies"] == {"pytest": "*"}
+    assert pipenv["dependencies"] == {} and pipenv["devDependencies"] == {"pytest": "*"}
+    assert crate["dependencies"] == {"serde": "1"}
+
+
 async def test_walk_limits_links_and_refusals(mcp: Any, ws_path: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -532,7 +532,7 @@ def _expression_at(text: str, path: Path, line: int, character: int) -> tuple[in
     starts = multiedit.line_starts(text)
     offset = multiedit.offset_of(text, line, character, starts)
     byte = len(text[:offset].encode("utf-8"))
-    tree = treesitter._parser(lang).parse(src)
+    tree = treesitter.parser_for(lang).parse(src)
     node = tree.root_node.named_descendant_for_byte_range(byte, byte)
     best = None
     while node is not None:
@@ -791,11 +791,11 @@ def _syntax_problems(text: str, path: Path) -> list[dict[str, Any]]:
     if lang is None:
         return []
     src = text.encode("utf-8")
-    tree = treesitter._parser(lang).parse(src)
+    tree = treesitter.parser_for(lang).parse(src)
     if not tree.root_node.has_error:
         return []
     out: list[dict[str, Any]] = []
-    pos = treesitter._Positions(src)
+    pos = treesitter.Positions(src)
 
     def walk(node: Any) -> None:
         if len(out) >= 50:

@@ -95,10 +95,10 @@ def get_project_modules(
     result = ProjectModules(
         types=found.types,
         extensions=project.recommended_extensions(ws),
-        modules=[m.as_dict() for m in found.modules],  # type: ignore[misc]
+        modules=[m.as_dict() for m in found.modules],
     )
     if found.workspaces:
-        result["workspaces"] = [w.as_dict() for w in found.workspaces]  # type: ignore[misc]
+        result["workspaces"] = [w.as_dict() for w in found.workspaces]
     if found.truncated:
         result["truncated"] = True
     return result
