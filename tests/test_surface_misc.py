@@ -163,8 +163,11 @@ def test_config_vscode_prints_mcp_json_install_link_and_add_mcp(ws_path):
     doc = json.loads(run_config("vscode", "--json", cwd=ws_path))
     entry = doc["servers"]["ide"]
     assert entry["type"] == "stdio"
-    assert entry["command"] == sys.executable
-    assert entry["args"] == ["-m", "mcp_server_ide", "--workspace", "${workspaceFolder}"]
+    # The installed script when it runs this interpreter (as pip installs it), else this interpreter's -m.
+    script = Path(sys.executable).parent / "mcp-server-ide"
+    runs_here = script.is_file() and script.read_text().startswith(f"#!{script.parent}/python")
+    expected = [str(script)] if runs_here else [sys.executable, "-m", "mcp_server_ide"]
+    assert [entry["command"], *entry["args"]] == [*expected, "--workspace", "${workspaceFolder}"]
     full = run_config("vscode", cwd=ws_path)
     link = next(line for line in full.splitlines() if line.startswith("vscode:mcp/install?"))
     payload = json.loads(unquote(link.split("?", 1)[1]))
