@@ -111,7 +111,7 @@ def _is_loopback(host: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("config", "call"):
+    if argv and argv[0] in ("config", "call", "journal"):
         return _subcommand(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
@@ -178,6 +178,10 @@ def _build(args: argparse.Namespace):  # -> (LocalWorkspaces, MCPServer, ToolRun
 def _subcommand(name: str, rest: list[str]) -> int:
     if name == "call":
         return _call(rest)
+    if name == "journal":
+        from . import journalcli
+
+        return journalcli.main(rest)
     try:
         module = importlib.import_module(".clientconfig", __package__)
     except ImportError:
