@@ -607,7 +607,7 @@ class Journal:
         return [cp for cp, keep in zip(records, alive, strict=True) if keep], cut, tally.total
 
     def _measure(self) -> int:
-        return measure(self.folder).bytes
+        return _disk_usage(self.folder)[0]
 
     def _collect_blobs(self, entries: list[Entry], records: list[Checkpoint]) -> int:
         """Delete the stored bytes no kept entry or checkpoint refers to (the caller holds the lock file:
@@ -1141,8 +1141,8 @@ class StoreUsage:
     blobs: int = 0
 
 
-def measure(folder: Path) -> StoreUsage:
-    """The journal folder's size and counts, read without a lock and without changing anything."""
+def _disk_usage(folder: Path) -> tuple[int, int]:
+    """(bytes of the logs and stored contents, number of stored contents) of a journal folder."""
     size = blobs = 0
     for name in (ENTRIES, CHECKPOINTS):
         with contextlib.suppress(OSError):
@@ -1154,6 +1154,12 @@ def measure(folder: Path) -> StoreUsage:
                     with contextlib.suppress(OSError):
                         size += blob.stat().st_size
                         blobs += 1
+    return size, blobs
+
+
+def measure(folder: Path) -> StoreUsage:
+    """The journal folder's size and counts, read without a lock and without changing anything."""
+    size, blobs = _disk_usage(folder)
     entries = LineLog(folder / ENTRIES, _entry_from)
     names = LineLog(folder / CHECKPOINTS, _checkpoint_from)
     try:
