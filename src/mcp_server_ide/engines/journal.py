@@ -381,7 +381,7 @@ class Journal:
 
     def _count_foreign(self, entries: list[Entry]) -> None:
         """Add the entries other servers appended since this one last counted to the size estimate."""
-        for e in reversed(entries):
+        for e in reversed(entries if self._size is not None else ()):
             if e.id <= self._counted:
                 break
             self._grow(_line_size(asdict(e)) + self._blob_size(e.after))
