@@ -402,3 +402,34 @@ def test_pruning_keeps_the_newest_entries_and_everything_they_need(ws_path: Path
         assert [c.name for c in again.checkpoints()] == ["new"]
     finally:
         ws.close()
+
+
+def test_a_change_after_a_torn_line_is_kept(ws_path: Path) -> None:
+    """A crash in the middle of writing a log line leaves half a line; the next change starts a line of
+    its own, so a server reading the journal later still finds it. (Engine level: a crash is simulated
+    by writing half a line into the log.)"""
+    from mcp_server_ide.engines import journal as engine
+    from mcp_server_ide.engines import sandbox, textio
+    from mcp_server_ide.workspace import Workspace
+
+    ws = Workspace.open(ws_path)
+    j = ws.service(engine.Journal)
+
+    def write(text: str) -> None:
+        resolved = sandbox.resolve_for_write(ws, "a.txt")
+        before = resolved.path.read_bytes() if resolved.path.exists() else None
+        with textio.file_lock(resolved.path):
+            textio.write_file(ws, resolved, text.encode(), before=before, mode=None)
+
+    try:
+        write("one\n")
+        with open(j.log_path, "a", encoding="ascii") as log:
+            log.write('{"id": 2, "time": 1.0, "tool": "creat')
+        assert [e.id for e in j.entries()] == [1]
+        write("two\n")
+        assert [e.id for e in j.entries()] == [1, 2]
+        later = engine.Journal(ws)
+        assert [e.id for e in later.entries()] == [1, 2]
+        later.close()
+    finally:
+        ws.close()
