@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -28,6 +28,8 @@ class LineLog(Generic[T]):
         self.parse = parse
         """Turns one line's object into an item; None skips the line."""
         self.items: list[T] = []
+        self.sizes: list[int] = []
+        """The bytes of each item's line, beside :attr:`items`."""
         self._fd: int | None = None
         self._offset = 0
         """Bytes of the file consumed: complete lines only."""
@@ -62,6 +64,7 @@ class LineLog(Generic[T]):
             item = _parse_line(line, self.parse)
             if item is not None:
                 new.append(item)
+                self.sizes.append(len(line) + 1)
         self.items.extend(new)
         return new
 
@@ -82,13 +85,18 @@ class LineLog(Generic[T]):
         self.refresh()  # our own line, the file's last
         return len(line)
 
-    def rewrite(self, objs: Iterable[dict[str, Any]], items: list[T]) -> None:
-        """Replace the file atomically with ``objs`` (one line each); ``items`` are what they parse to."""
-        text = "".join(json.dumps(obj, ensure_ascii=True) + "\n" for obj in objs)
-        atomic_write(self.path, text.encode("ascii"), 0o600)
+    def rewrite(
+        self, objs: list[dict[str, Any]], items: list[T], header: dict[str, Any] | None = None
+    ) -> None:
+        """Replace the file atomically: an optional ``header`` line (that parses to no item), then one
+        line per object of ``objs``; ``items`` are what those parse to."""
+        lines = [(json.dumps(obj, ensure_ascii=True) + "\n").encode("ascii") for obj in objs]
+        first = b"" if header is None else (json.dumps(header, ensure_ascii=True) + "\n").encode("ascii")
+        data = first + b"".join(lines)
+        atomic_write(self.path, data, 0o600)
         self._reset(os.open(self.path, os.O_RDONLY | os.O_CLOEXEC))
-        self._offset = len(text)
-        self.items = list(items)
+        self._offset = len(data)
+        self.items, self.sizes = list(items), [len(line) for line in lines]
 
     def close(self) -> None:
         """Let go of the file; :attr:`items` stay (a later refresh reads the file again from its start)."""
@@ -103,6 +111,7 @@ class LineLog(Generic[T]):
         self._offset = 0
         self._torn = False
         self.items = []
+        self.sizes = []
 
 
 def _parse_line(line: bytes, parse: Callable[[dict[str, Any]], T | None]) -> T | None:
