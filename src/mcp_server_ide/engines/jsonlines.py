@@ -60,7 +60,7 @@ class LineLog(Generic[T]):
         self._torn = end < len(data)
         self._offset += end
         new: list[T] = []
-        for line in data[:end].splitlines():
+        for line in data[: end - 1].split(b"\n") if end else ():
             item = _parse_line(line, self.parse)
             if item is not None:
                 new.append(item)
