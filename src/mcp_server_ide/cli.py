@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "call": ("call TOOL [JSON] [options]", "run one tool in DIR and print its result (see call --help)"),
     "tools": ("tools [TOOL…] [--json]", "list the tools, or show some in full, without starting a server"),
     "config": ("config vscode|claude|cursor", "print how to add this server to an MCP client"),
+    "journal": ("journal show|clear", "show where the change journal lives and its size, or clear it"),
 }
 
 CALL_HELP = """\
@@ -209,7 +210,7 @@ def _build(args: argparse.Namespace):  # -> (LocalWorkspaces, MCPServer, ToolRun
 def _subcommand(name: str, rest: list[str]) -> int:
     if name == "call":
         return _call(rest)
-    module_name = {"config": ".clientconfig", "tools": ".toollist"}[name]
+    module_name = {"config": ".clientconfig", "tools": ".toollist", "journal": ".journalcli"}[name]
     try:
         module = importlib.import_module(module_name, __package__)
     except ImportError:

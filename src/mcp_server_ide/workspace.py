@@ -76,10 +76,15 @@ class Workspace:
     @property
     def state_dir(self) -> Path:
         """This workspace's own folder for state kept across restarts, outside the workspace."""
-        key = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
-        path = self.state_home / "workspaces" / f"{self.root.name}-{key}"
+        path = self.state_path
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+    @property
+    def state_path(self) -> Path:
+        """Where :attr:`state_dir` is, without making it."""
+        key = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+        return self.state_home / "workspaces" / f"{self.root.name}-{key}"
 
     @property
     def protected(self) -> tuple[str, ...]:

@@ -16,25 +16,33 @@ On top of the log this module answers the journal tools (``tools/journal.py``):
   (byte-identical; created files are deleted, deleted ones re-created); **diff** shows every
   file that differs from it; **keep** moves a file's checkpoint state to its current bytes.
 - Every multi-file operation checks every file first and changes nothing when one conflicts.
-- **pruning**: the journal keeps the newest ``MAX_ENTRIES`` entries of the last ``MAX_AGE``; older
-  entries are forgotten, with the checkpoints taken before the oldest entry kept (they could no
-  longer be restored exactly) and the stored bytes nothing kept refers to. ``start`` is then the
-  state before the oldest change kept. Appends and pruning hold the journal's lock file, so servers
-  sharing a workspace never lose an entry to a pruning.
+- **pruning**: the journal keeps the newest ``MAX_ENTRIES`` entries of the last ``MAX_AGE``, within a
+  byte budget (``MCP_IDE_JOURNAL_BUDGET``, default 256 MiB: the logs plus the stored bytes they refer
+  to). Past a limit the oldest entries are forgotten, with the checkpoints taken before the oldest
+  entry kept (they could no longer be restored exactly) and the stored bytes nothing kept refers to;
+  past the budget it prunes down to 90% of it, and when the checkpoints left after every entry is gone
+  are still too big, they go too, oldest first. ``start`` is then the state before the oldest change
+  kept. A checkpoint that alone would not fit in the budget is refused.
+- **several servers on one workspace** share the journal: ids are allocated under the journal's lock
+  file from what is on disk (never reused, even after pruning or clearing), and every read catches up
+  with the lines other servers appended. Everything that stores bytes and writes the line referring to
+  them holds that lock, as pruning does, so no server loses an entry or a blob to another's pruning.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as _dt
 import difflib
 import json
+import logging
 import os
 import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +50,10 @@ from ..call import current_or_none
 from ..workspace import Workspace
 from .changes import FileChange
 from .failures import ToolFailure
+from .jsonlines import LineLog
 from .textio import atomic_write, content_hash
+
+log = logging.getLogger(__name__)
 
 ABSENT = "absent"
 START = "start"
@@ -56,9 +67,12 @@ MAX_ENTRIES = 10_000
 """At most this many entries are kept, the newest."""
 PRUNE_EVERY = 500
 """Entries recorded between two looks at those limits (besides one when a server starts using the journal)."""
-BLOB_GRACE = 3600.0
-"""Stored bytes younger than this are never collected: another server on the same workspace may have
-stored them for a checkpoint it has not written down yet (entries store and write under the lock file)."""
+BUDGET_ENV = "MCP_IDE_JOURNAL_BUDGET"
+"""The environment variable that sets the byte budget: bytes, or a number with K, M or G (powers of 1024)."""
+DEFAULT_BUDGET = 256 * 1024 * 1024
+"""The journal's bytes on disk (logs and stored contents) are kept within this, 256 MiB."""
+LOW_WATER = 0.9
+"""Past its budget the journal prunes down to this share of it, so that it does not prune at every write."""
 
 
 @dataclass(frozen=True)
@@ -146,24 +160,46 @@ def marking(**fields: Any) -> Iterator[None]:
         _MARK.reset(token)
 
 
+_RECORDED: ContextVar[list[Entry] | None] = ContextVar("mcp_server_ide_journal_recorded", default=None)
+
+
+@contextlib.contextmanager
+def _capturing() -> Iterator[list[Entry]]:
+    """The entries recorded inside this block (by this thread of work; not other servers' or threads')."""
+    recorded: list[Entry] = []
+    token = _RECORDED.set(recorded)
+    try:
+        yield recorded
+    finally:
+        _RECORDED.reset(token)
+
+
 class Journal:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self.folder = ws.state_dir / "journal"
-        self.blobs = self.folder / "blobs"
+        self.folder = journal_folder(ws.state_dir)
+        self.blobs = self.folder / BLOBS
         self.blobs.mkdir(parents=True, exist_ok=True)
-        self.log_path = self.folder / "entries.jsonl"
-        self.checkpoints_path = self.folder / "checkpoints.jsonl"
+        self.log_path = self.folder / ENTRIES
+        self.checkpoints_path = self.folder / CHECKPOINTS
         self._lock = threading.RLock()
-        """Guards the in-memory lists and the appends; never held while waiting for a file lock."""
+        """Guards the in-memory logs and orders this process's users of the lock file (one descriptor,
+        shared by its threads). Taken after ``_op``, before the lock file."""
         self._op = threading.Lock()
-        """Serialises the journal's own operations (checkpoint, keep, undo, restore)."""
-        self._entries: list[Entry] | None = None
-        self._checkpoints: list[Checkpoint] | None = None
-        self.lock_path = self.folder / "lock"
+        """Serialises the journal's own operations (checkpoint, keep, undo, restore) and pruning."""
+        self._last_id = 0
+        """The largest entry id this server knows was given (the log's, or the pruned-through mark)."""
+        self._log: LineLog[Entry] = LineLog(self.log_path, self._parse_entry)
+        self._checkpoint_log: LineLog[Checkpoint] = LineLog(self.checkpoints_path, _checkpoint_from)
+        self.lock_path = self.folder / LOCK
         self._lock_fd: int | None = None
         self.max_age = MAX_AGE
         self.max_entries = MAX_ENTRIES
+        self.budget = budget_from_env()
+        self._size: int | None = None if self.log_path.exists() else 0
+        """Bytes on disk as last measured by a pruning, plus what was stored since (None: not measured)."""
+        self._counted = 0
+        """Entries up to this id are in ``_size``."""
         self._recorded = 0
         self._pruning: threading.Thread | None = None
         if self.log_path.exists():
@@ -174,12 +210,14 @@ class Journal:
     def record(self, change: FileChange) -> Entry:
         call = current_or_none()
         mark = _MARK.get() or {}
-        # The lock file is held from storing the bytes to writing the line: a pruning in another
-        # server cannot collect a blob this entry is about to refer to.
+        # The lock file is held from reading the log (for the next id) and storing the bytes to
+        # writing the line: another server can neither take the same id nor collect a blob this entry
+        # is about to refer to.
         with self._lock, self._file_lock():
             entries = self._load()
+            self._count_foreign(entries)
             entry = Entry(
-                id=(entries[-1].id + 1) if entries else 1,
+                id=self._last_id + 1,
                 time=time.time(),
                 tool=call.tool if call else "",
                 door=call.door if call else "",
@@ -193,23 +231,31 @@ class Journal:
                 mode=_mode_of(change.path) if change.after is not None else None,
                 made_folders=self._folder_names(change),
             )
-            _append_line(self.log_path, asdict(entry))
-            entries.append(entry)
+            self._grow(self._log.append(_row(entry)))
+            self._counted = entry.id
             self._recorded += 1
-            if self._recorded % PRUNE_EVERY == 0:
-                self._prune_in_background()
-            return entry
+        sink = _RECORDED.get()
+        if sink is not None:
+            sink.append(entry)
+        self._after_growth(periodic=self._recorded % PRUNE_EVERY == 0)
+        return entry
 
     def entries(self) -> list[Entry]:
+        """Every entry kept, oldest first, other servers' included (read from disk as they append)."""
         with self._lock:
             return list(self._load())
 
     def entry(self, entry_id: int) -> Entry | None:
         entries = self.entries()
-        # ids are dense and start at 1, unless the log lost a torn line: search then.
-        if 0 < entry_id <= len(entries) and entries[entry_id - 1].id == entry_id:
-            return entries[entry_id - 1]
-        return next((e for e in entries if e.id == entry_id), None)
+        index = bisect.bisect_left([e.id for e in entries], entry_id)  # ids only grow along the log
+        return entries[index] if index < len(entries) and entries[index].id == entry_id else None
+
+    def _parse_entry(self, item: dict[str, Any]) -> Entry | None:
+        mark = _id_mark_of(item)
+        if mark is not None:  # the log was rewritten (pruned, cleared): ids continue after the mark
+            self._last_id = max(self._last_id, mark)
+            return None
+        return _entry_from(item)
 
     def blob(self, digest: str) -> bytes | None:
         if digest == ABSENT:
@@ -227,11 +273,10 @@ class Journal:
             )
         return data
 
-    def store(self, data: bytes | None) -> str:
-        return self._store(data)
-
-    def _store(self, data: bytes | None) -> str:
-        """Keep ``data`` in the content-addressed store; returns its hash.
+    def _store(self, data: bytes | None, written: list[Path] | None = None) -> str:
+        """Keep ``data`` in the content-addressed store; returns its hash. Call it holding the lock
+        file, and write the line that refers to the blob before letting go (a pruning collects every
+        blob no line refers to). ``written`` collects the blobs this call wrote.
 
         A blob is written once under its own hash (exclusive create, fsync): no temp file and rename
         are needed, since a name is never rewritten. A blob torn by a crash has the wrong size and is
@@ -253,7 +298,7 @@ class Journal:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         except FileNotFoundError:
-            path.parent.mkdir(exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         except FileExistsError:
             return digest  # another writer is storing the same bytes
@@ -267,6 +312,9 @@ class Journal:
             path.unlink(missing_ok=True)
             raise
         os.close(fd)
+        self._grow(len(data))
+        if written is not None:
+            written.append(path)
         return digest
 
     def _folder_names(self, change: FileChange) -> tuple[str, ...]:
@@ -324,15 +372,33 @@ class Journal:
         return self._path_name(resolved.path) or resolved.rel
 
     def _load(self) -> list[Entry]:
-        if self._entries is None:
-            self._entries = []
-            for item in _read_lines(self.log_path):
-                try:
-                    item["made_folders"] = tuple(item.get("made_folders") or ())
-                    self._entries.append(Entry(**item))
-                except TypeError:
-                    continue
-        return self._entries
+        """The entries as on disk now (call holding ``_lock``): what other servers appended is read in."""
+        self._log.refresh()
+        entries = self._log.items
+        if entries and entries[-1].id > self._last_id:
+            self._last_id = entries[-1].id
+        return entries
+
+    def _count_foreign(self, entries: list[Entry]) -> None:
+        """Add the entries other servers appended since this one last counted to the size estimate."""
+        for e in reversed(entries if self._size is not None else ()):
+            if e.id <= self._counted:
+                break
+            self._grow(_line_size(_row(e)) + self._blob_size(e.after))
+        if entries:
+            self._counted = max(self._counted, entries[-1].id)
+
+    def _blob_size(self, digest: str) -> int:
+        if digest == ABSENT:
+            return 0
+        try:
+            return (self.blobs / digest[:2] / digest).stat().st_size
+        except OSError:
+            return 0
+
+    def _grow(self, size: int) -> None:
+        if self._size is not None:
+            self._size += size
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -359,7 +425,8 @@ class Journal:
         known = ", ".join(repr(c.name) for c in cps) or "none yet"
         raise ToolFailure(
             f"not found: no checkpoint named {name!r} (checkpoints: {known}; '{START}' is the state before the "
-            "first journaled change; create one with create_checkpoint)",
+            "oldest journaled change kept; a checkpoint older than that change was dropped when the journal "
+            "pruned itself; create one with create_checkpoint)",
             kind="not_found",
         )
 
@@ -367,26 +434,41 @@ class Journal:
         return Checkpoint(name=START, time=0.0, last_entry=0, files={}, observed=0)
 
     def create_checkpoint(self, name: str, description: str = "") -> Checkpoint:
-        """Snapshot every journaled file's current bytes under ``name`` (replacing a checkpoint of that name)."""
-        with self._op:
-            entries = self.entries()
+        """Snapshot every journaled file's current bytes under ``name`` (replacing a checkpoint of that name).
+
+        Refused when the snapshot alone would not fit in the journal's byte budget."""
+        with self._op, self._lock, self._file_lock():
+            entries = self._load()
             files: dict[str, str] = {}
+            sizes: dict[str, int] = {}
+            written: list[Path] = []
             for path in _paths(entries):
                 data = self._read_current(path)
                 if data is not _UNREADABLE:
-                    files[path] = self._store(data)  # type: ignore[arg-type]
-            last = entries[-1].id if entries else 0
+                    files[path] = self._store(data, written)  # type: ignore[arg-type]
+                    sizes[files[path]] = len(data) if data is not None else 0  # type: ignore[arg-type]
+            needed = sum(sizes.values())
+            if needed > self.budget:
+                for blob in written:
+                    blob.unlink(missing_ok=True)
+                self._grow(-sum(sizes.get(b.name, 0) for b in written))
+                raise ToolFailure(
+                    f"too large: the checkpoint would hold {needed} bytes of file contents, more than the "
+                    f"journal's budget of {self.budget} bytes (rule: the journal never keeps more than its "
+                    f"budget; start the server with a larger {BUDGET_ENV}, e.g. {BUDGET_ENV}=1G)",
+                    kind="too_large",
+                )
             cp = Checkpoint(
                 name=name,
                 time=time.time(),
-                last_entry=last,
+                last_entry=self._last_id,
                 files=files,
-                observed=last,
+                observed=self._last_id,
                 description=description,
             )
-            with self._lock:
-                self._append_checkpoint(cp)
-            return cp
+            self._append_checkpoint(cp)
+        self._after_growth()
+        return cp
 
     def keep(self, name: str | None, paths: list[str] | None) -> tuple[Checkpoint, list[str]]:
         """Move the checkpoint's state of ``paths`` (every changed file when None) to their current bytes."""
@@ -396,30 +478,31 @@ class Journal:
             kept = [s.path for s in states if s.changed]
             files = dict(cp.files)
             seen: dict[str, str] = {}
-            for state in states:
-                if state.path in kept:
-                    data = self._read_current(state.path)
-                    if data is _UNREADABLE:
-                        continue
-                    files[state.path] = seen[state.path] = self._store(data)  # type: ignore[arg-type]
-            entries = self.entries()
-            updated = Checkpoint(
-                name=cp.name,
-                time=cp.time or time.time(),
-                last_entry=cp.last_entry,
-                files=files,
-                observed=entries[-1].id if entries else 0,
-                description=cp.description,
-                seen=seen,
-            )
-            with self._lock:
+            with self._lock, self._file_lock():  # the bytes are stored and written down under the lock file
+                self._load()
+                for state in states:
+                    if state.path in kept:
+                        data = self._read_current(state.path)
+                        if data is _UNREADABLE:
+                            continue
+                        files[state.path] = seen[state.path] = self._store(data)  # type: ignore[arg-type]
+                updated = Checkpoint(
+                    name=cp.name,
+                    time=cp.time or time.time(),
+                    last_entry=cp.last_entry,
+                    files=files,
+                    observed=self._last_id,
+                    description=cp.description,
+                    seen=seen,
+                )
                 self._append_checkpoint(updated)
-            return updated, kept
+        self._after_growth()
+        return updated, kept
 
     def _append_checkpoint(self, cp: Checkpoint) -> None:
-        with self._file_lock():
-            _append_line(self.checkpoints_path, asdict(cp))
-        self._load_checkpoints().append(cp)
+        """Write a checkpoint record (holding ``_lock`` and the lock file)."""
+        self._checkpoint_log.refresh()
+        self._grow(self._checkpoint_log.append(_row(cp)))
 
     # ------------------------------------------------------------------ pruning
 
@@ -442,36 +525,103 @@ class Journal:
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
+            self._log.close()
+            self._checkpoint_log.close()
 
     def prune(self, now: float | None = None) -> tuple[int, int, int]:
         """Forget what the limits leave out; returns (entries, checkpoint records, blobs) removed."""
-        now = time.time() if now is None else now
         with self._op, self._lock, self._file_lock():
-            self._entries = self._checkpoints = None  # what is on disk, other servers' appends included
-            entries = self._load()
-            cut = 0
-            while cut < len(entries) and (
-                len(entries) - cut > self.max_entries or now - entries[cut].time > self.max_age
-            ):
-                cut += 1
-            if cut == 0:
-                return 0, 0, 0
-            boundary = entries[cut - 1].id
-            kept = entries[cut:]
-            records = self._load_checkpoints()
-            kept_records = [cp for cp in records if cp.last_entry >= boundary]
-            _rewrite_lines(self.log_path, [asdict(e) for e in kept])
-            _rewrite_lines(self.checkpoints_path, [asdict(cp) for cp in kept_records])
-            self._entries, self._checkpoints = list(kept), list(kept_records)
-            blobs = self._collect_blobs(kept, kept_records, now)
-            return cut, len(records) - len(kept_records), blobs
+            return self._prune_locked(time.time() if now is None else now)
 
-    def _collect_blobs(self, entries: list[Entry], records: list[Checkpoint], now: float) -> int:
-        """Delete stored bytes no kept entry or checkpoint refers to (older than ``BLOB_GRACE``)."""
+    def _prune_locked(self, now: float) -> tuple[int, int, int]:
+        entries = self._load()  # what is on disk, other servers' appends included
+        records = self._load_checkpoints()
+        cut = 0
+        while cut < len(entries) and (
+            len(entries) - cut > self.max_entries or now - entries[cut].time > self.max_age
+        ):
+            cut += 1
+        used = self._measure()
+        if cut == 0 and used <= self.budget:
+            self._size, self._counted = used, self._last_id
+            return 0, 0, 0
+        kept_records, cut = self._fit_budget(entries, records, cut)
+        if cut == 0 and len(kept_records) == len(records):  # over only by bytes nothing refers to
+            blobs = self._collect_blobs(entries, records)
+            self._size, self._counted = self._measure(), self._last_id
+            return 0, 0, blobs
+        kept = entries[cut:]
+        self._log.rewrite([_row(e) for e in kept], kept, header=_id_mark(self._last_id))
+        self._checkpoint_log.rewrite([_row(cp) for cp in kept_records], kept_records)
+        blobs = self._collect_blobs(kept, kept_records)
+        self._size = self._measure()
+        self._counted = self._last_id
+        dropped = sorted({cp.name for cp in records} - {cp.name for cp in kept_records})
+        if dropped:
+            log.warning(
+                "the change journal of %s dropped the checkpoints %s (older than its oldest change kept, "
+                "or past its budget of %d bytes)",
+                self.ws.root,
+                ", ".join(map(repr, dropped)),
+                self.budget,
+            )
+        log.info("pruned the change journal of %s: %d changes, %d stored contents", self.ws.root, cut, blobs)
+        return cut, len(records) - len(kept_records), blobs
+
+    def _fit_budget(
+        self, entries: list[Entry], records: list[Checkpoint], cut: int
+    ) -> tuple[list[Checkpoint], int]:
+        """The checkpoint records kept and the entries cut (at least ``cut``) for the journal to fit its
+        budget.
+
+        Entries go oldest first, each checkpoint once the oldest entry kept is newer than it (it could not
+        be restored exactly); if every entry is gone and the checkpoints left still do not fit, whole
+        checkpoints go, oldest first. Past the budget the journal prunes down to ``LOW_WATER`` of it."""
+        boundary = entries[cut - 1].id if cut else None
+        alive = [boundary is None or cp.last_entry >= boundary for cp in records]
+        entry_sizes, record_sizes = self._log.sizes, self._checkpoint_log.sizes
+        tally = _Tally(self._blob_size)
+        for index in range(cut, len(entries)):
+            e = entries[index]
+            tally.add(entry_sizes[index], (e.before, e.after))
+        for index, cp in enumerate(records):
+            if alive[index]:
+                tally.add(record_sizes[index], _checkpoint_blobs(cp))
+        if tally.total > self.budget:
+            target = int(self.budget * LOW_WATER)
+            while tally.total > target and cut < len(entries):
+                e = entries[cut]
+                tally.remove(entry_sizes[cut], (e.before, e.after))
+                cut += 1
+                for index, cp in enumerate(records):
+                    if alive[index] and cp.last_entry < e.id:
+                        alive[index] = False
+                        tally.remove(record_sizes[index], _checkpoint_blobs(cp))
+            newest: dict[str, float] = {}
+            for cp, keep in zip(records, alive, strict=True):
+                if keep:
+                    newest[cp.name] = max(newest.get(cp.name, 0.0), cp.time)
+            for name in sorted(newest, key=lambda n: (newest[n], n)):
+                if tally.total <= target:
+                    break
+                for index, cp in enumerate(records):
+                    if alive[index] and cp.name == name:
+                        alive[index] = False
+                        tally.remove(record_sizes[index], _checkpoint_blobs(cp))
+        if cut:
+            boundary = entries[cut - 1].id
+            alive = [keep and cp.last_entry >= boundary for cp, keep in zip(records, alive, strict=True)]
+        return [cp for cp, keep in zip(records, alive, strict=True) if keep], cut
+
+    def _measure(self) -> int:
+        return _disk_usage(self.folder)[0]
+
+    def _collect_blobs(self, entries: list[Entry], records: list[Checkpoint]) -> int:
+        """Delete the stored bytes no kept entry or checkpoint refers to (the caller holds the lock file:
+        every blob stored is written down before it is let go)."""
         wanted = {e.before for e in entries} | {e.after for e in entries}
         for cp in records:
-            wanted.update(cp.files.values())
-            wanted.update(cp.seen.values())
+            wanted.update(_checkpoint_blobs(cp))
         removed = 0
         for shard in self.blobs.iterdir():
             if not shard.is_dir():
@@ -480,12 +630,32 @@ class Journal:
                 if blob.name in wanted:
                     continue
                 try:
-                    if now - blob.stat().st_mtime > BLOB_GRACE:
-                        blob.unlink()
-                        removed += 1
+                    blob.unlink()
+                    removed += 1
                 except OSError:
                     continue
         return removed
+
+    def _after_growth(self, periodic: bool = False) -> None:
+        """Prune when the journal passed its budget (now, unless this thread is inside one of the
+        journal's operations or another thread is: then on a thread of its own), or every
+        ``PRUNE_EVERY`` entries (on a thread of its own)."""
+        over = self._size is not None and self._size > self.budget
+        if not over:
+            if periodic:
+                self._prune_in_background()
+            return
+        # Never wait for _op here: the caller may hold a file's write lock an operation is waiting for.
+        if not self._op.acquire(blocking=False):
+            self._prune_in_background()
+            return
+        try:
+            with self._lock, self._file_lock():
+                self._prune_locked(time.time())
+        except Exception:
+            log.warning("pruning the change journal failed", exc_info=True)
+        finally:
+            self._op.release()
 
     def _prune_in_background(self) -> None:
         """Prune on a thread of its own: a record may happen inside the journal's own operations."""
@@ -498,19 +668,12 @@ class Journal:
         try:
             self.prune()
         except Exception:
-            import logging
-
-            logging.getLogger(__name__).warning("pruning the change journal failed", exc_info=True)
+            log.warning("pruning the change journal failed", exc_info=True)
 
     def _load_checkpoints(self) -> list[Checkpoint]:
-        if self._checkpoints is None:
-            self._checkpoints = []
-            for item in _read_lines(self.checkpoints_path):
-                try:
-                    self._checkpoints.append(Checkpoint(**item))
-                except TypeError:
-                    continue
-        return self._checkpoints
+        """Every checkpoint record as on disk now (call holding ``_lock``)."""
+        self._checkpoint_log.refresh()
+        return self._checkpoint_log.items
 
     # ------------------------------------------------------------------ comparing
 
@@ -633,10 +796,10 @@ class Journal:
             for entry_id in sorted(set(ids), reverse=True):
                 e = self.entry(entry_id)
                 if e is None:
-                    newest = entries[-1].id if entries else 0
+                    kept = f"#{entries[0].id}..#{entries[-1].id}" if entries else "none"
                     raise ToolFailure(
-                        f"not found: there is no change #{entry_id} in the journal (changes are #1..#{newest}; "
-                        "list them with list_recent_changes)",
+                        f"not found: there is no change #{entry_id} in the journal (changes kept: {kept}; older "
+                        "ones were pruned; list them with list_recent_changes)",
                         kind="not_found",
                     )
                 plan.append(e)
@@ -722,23 +885,22 @@ class Journal:
                 )
             if now == target:
                 return None
-            before_count = len(self.entries())
-            if data is None:
-                textio.delete_file(self.ws, resolved, before=current)
-            elif current is None:
-                textio.write_file(
-                    self.ws,
-                    resolved,
-                    data,
-                    before=None,
-                    mode=self._mode_for(path, target),
-                    exclusive=True,
-                    make_parents=True,
-                )
-            else:
-                textio.write_file(self.ws, resolved, data, before=current, mode=mode)
-            entries = self.entries()
-            return entries[-1] if len(entries) > before_count else None
+            with _capturing() as recorded:
+                if data is None:
+                    textio.delete_file(self.ws, resolved, before=current)
+                elif current is None:
+                    textio.write_file(
+                        self.ws,
+                        resolved,
+                        data,
+                        before=None,
+                        mode=self._mode_for(path, target),
+                        exclusive=True,
+                        make_parents=True,
+                    )
+                else:
+                    textio.write_file(self.ws, resolved, data, before=current, mode=mode)
+            return recorded[-1] if recorded else None
 
     def _mode_for(self, path: str, digest: str) -> int | None:
         for e in reversed(self.entries()):
@@ -842,32 +1004,6 @@ def _mode_of(path: Path) -> int | None:
         return None
 
 
-def _append_line(path: Path, item: dict[str, Any]) -> None:
-    with open(path, "a", encoding="utf-8") as fh:
-        # ASCII escapes keep names that are not valid UTF-8 (surrogate-escaped bytes) round-tripping.
-        fh.write(json.dumps(item, ensure_ascii=True) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _rewrite_lines(path: Path, items: list[dict[str, Any]]) -> None:
-    """Replace a JSON-lines file atomically (the old one whole, or the new one whole)."""
-    text = "".join(json.dumps(item, ensure_ascii=True) + "\n" for item in items)
-    atomic_write(path, text.encode("utf-8"), 0o600)
-
-
-def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.exists():
-        return
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue  # a torn last line after a crash
-        if isinstance(item, dict):
-            yield item
-
-
 def _short_arguments(arguments: dict[str, Any], limit: int = 400) -> dict[str, Any]:
     """Arguments as recorded: long strings are cut (the content itself is in the blob store)."""
     out: dict[str, Any] = {}
@@ -881,3 +1017,211 @@ def _short_arguments(arguments: dict[str, Any], limit: int = 400) -> dict[str, A
 
 def journal_path(ws: Workspace) -> Path:
     return ws.service(Journal).folder
+
+
+# ---------------------------------------------------------------------- the store on disk
+
+ENTRIES = "entries.jsonl"
+CHECKPOINTS = "checkpoints.jsonl"
+BLOBS = "blobs"
+LOCK = "lock"
+
+
+def journal_folder(state_dir: Path) -> Path:
+    """Where a workspace's journal lives, given the workspace's state folder."""
+    return state_dir / "journal"
+
+
+def _entry_from(item: dict[str, Any]) -> Entry | None:
+    if _id_mark_of(item) is not None:
+        return None
+    item["made_folders"] = tuple(item.get("made_folders") or ())
+    return Entry(**item)
+
+
+def _checkpoint_from(item: dict[str, Any]) -> Checkpoint:
+    return Checkpoint(**item)
+
+
+def _id_mark(last_id: int) -> dict[str, Any]:
+    """The first line of a rewritten log: the largest id given so far (ids are never given twice)."""
+    return {"last_id": last_id}
+
+
+def _id_mark_of(item: dict[str, Any]) -> int | None:
+    value = item.get("last_id") if len(item) == 1 else None
+    return value if isinstance(value, int) else None
+
+
+def _last_id_of(item: dict[str, Any]) -> int:
+    """The id a log line gives (an entry's, or the mark's), 0 for anything else."""
+    value = _id_mark_of(item)
+    if value is None:
+        value = item.get("id")
+    return value if isinstance(value, int) else 0
+
+
+def _row(item: Entry | Checkpoint) -> dict[str, Any]:
+    """A log line's object: the dataclass's fields, shallow (``asdict`` deep-copies, ten times slower)."""
+    return {f.name: getattr(item, f.name) for f in fields(item)}
+
+
+def _line_size(item: dict[str, Any]) -> int:
+    return len(json.dumps(item, ensure_ascii=True)) + 1
+
+
+def _checkpoint_blobs(cp: Checkpoint) -> set[str]:
+    return set(cp.files.values()) | set(cp.seen.values())
+
+
+class _Tally:
+    """Bytes of a set of log lines and the distinct blobs they refer to."""
+
+    def __init__(self, blob_size: Any) -> None:
+        self.total = 0
+        self._refs: dict[str, int] = {}
+        self._blob_size = blob_size
+        self._sizes: dict[str, int] = {}
+
+    def add(self, line: int, digests: Any) -> None:
+        self.total += line
+        for digest in set(digests):
+            if digest == ABSENT:
+                continue
+            if not self._refs.get(digest):
+                if digest not in self._sizes:
+                    self._sizes[digest] = self._blob_size(digest)
+                self.total += self._sizes[digest]
+            self._refs[digest] = self._refs.get(digest, 0) + 1
+
+    def remove(self, line: int, digests: Any) -> None:
+        self.total -= line
+        for digest in set(digests):
+            if digest == ABSENT:
+                continue
+            self._refs[digest] -= 1
+            if not self._refs[digest]:
+                self.total -= self._sizes[digest]
+
+
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """``"256M"`` -> bytes: a whole number, optionally followed by K, M, G or T (powers of 1024, a
+    trailing "B" or "iB" allowed)."""
+    value = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = value[-1:] if value[-1:] in _UNITS else ""
+    number = value[: len(value) - len(unit)].strip()
+    if not number.isdigit():
+        raise ValueError(
+            f"{text!r} is not a size (rule: a whole number of bytes, or one followed by K, M or G, e.g. 256M)"
+        )
+    return int(number) * _UNITS[unit]
+
+
+def budget_from_env(environ: Any = None) -> int:
+    """The journal's byte budget: ``MCP_IDE_JOURNAL_BUDGET``, else ``DEFAULT_BUDGET`` (a value that is not
+    a size is logged and ignored)."""
+    raw = (os.environ if environ is None else environ).get(BUDGET_ENV, "").strip()
+    if not raw:
+        return DEFAULT_BUDGET
+    try:
+        return parse_size(raw)
+    except ValueError as exc:
+        log.warning(
+            "ignoring %s: %s; the journal keeps to its default budget of %d bytes",
+            BUDGET_ENV,
+            exc,
+            DEFAULT_BUDGET,
+        )
+        return DEFAULT_BUDGET
+
+
+@dataclass(frozen=True)
+class StoreUsage:
+    """What a journal folder holds (or held, for :func:`clear`)."""
+
+    folder: Path
+    bytes: int = 0
+    """The logs and the stored contents, as files on disk (their sizes)."""
+    entries: int = 0
+    first_id: int | None = None
+    last_id: int | None = None
+    checkpoints: int = 0
+    """Named checkpoints (each in its latest form)."""
+    blobs: int = 0
+
+
+def _disk_usage(folder: Path) -> tuple[int, int]:
+    """(bytes of the logs and stored contents, number of stored contents) of a journal folder."""
+    size = blobs = 0
+    for name in (ENTRIES, CHECKPOINTS):
+        with contextlib.suppress(OSError):
+            size += (folder / name).stat().st_size
+    with contextlib.suppress(OSError):
+        for shard in (folder / BLOBS).iterdir():
+            with contextlib.suppress(OSError):
+                for blob in shard.iterdir():
+                    with contextlib.suppress(OSError):
+                        size += blob.stat().st_size
+                        blobs += 1
+    return size, blobs
+
+
+def measure(folder: Path) -> StoreUsage:
+    """The journal folder's size and counts, read without a lock and without changing anything."""
+    size, blobs = _disk_usage(folder)
+    entries = LineLog(folder / ENTRIES, _entry_from)
+    names = LineLog(folder / CHECKPOINTS, _checkpoint_from)
+    try:
+        entries.refresh()
+        names.refresh()
+    finally:
+        entries.close()
+        names.close()
+    ids = [e.id for e in entries.items]
+    return StoreUsage(
+        folder=folder,
+        bytes=size,
+        entries=len(ids),
+        first_id=ids[0] if ids else None,
+        last_id=ids[-1] if ids else None,
+        checkpoints=len({cp.name for cp in names.items}),
+        blobs=blobs,
+    )
+
+
+def clear(folder: Path) -> StoreUsage:
+    """Forget every change and checkpoint of a journal folder; returns what it held.
+
+    Holds the journal's lock file, as a server's appends do, and leaves the folder, its lock file and
+    a one-line log giving the last id (so a running server goes on numbering after it). A server that
+    has the journal open sees it empty at its next look."""
+    import fcntl
+    import shutil
+
+    if not folder.is_dir():
+        return StoreUsage(folder=folder)
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held = measure(folder)
+        lines: LineLog[dict[str, Any]] = LineLog(folder / ENTRIES, lambda item: item)
+        lines.refresh()
+        last_id = max((_last_id_of(item) for item in lines.items), default=0)
+        if last_id:
+            lines.rewrite([_id_mark(last_id)], [])
+        else:
+            (folder / ENTRIES).unlink(missing_ok=True)
+        lines.close()
+        (folder / CHECKPOINTS).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            for shard in (folder / BLOBS).iterdir():
+                if shard.is_dir() and not shard.is_symlink():
+                    shutil.rmtree(shard, ignore_errors=True)
+                else:
+                    shard.unlink(missing_ok=True)
+    finally:
+        os.close(fd)  # closing the descriptor lets go of the lock
+    return held
