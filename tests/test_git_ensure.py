@@ -37,7 +37,9 @@ def _open_writer(fifo: Path, deadline: float) -> int:
             time.sleep(0.005)
 
 
-def test_a_concurrent_call_sees_the_old_repository_while_ensure_rechecks(ws_path: Path, tmp_path: Path) -> None:
+def test_a_concurrent_call_sees_the_old_repository_while_ensure_rechecks(
+    ws_path: Path, tmp_path: Path
+) -> None:
     init_repo(ws_path).commit("first", {"a.txt": "a\n"})
     ws = Workspace.open(ws_path)
     try:
