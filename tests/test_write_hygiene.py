@@ -2,6 +2,9 @@
 
 - A new file gets the mode the process umask implies, and no write ever changes the umask (it is
   process-wide: a ``mkdir`` or child process of another thread would get mode 0777 in that window).
+- Our temp files left by a killed write are never listed and never removed by a listing (nor by
+  anything under ``--read-only``); a write sweeps the stale ones of its own folder, and a server's
+  start-up sweeps the workspace. A temp file younger than a minute may be in flight: it stays.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ import os
 import stat
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -92,3 +97,92 @@ async def test_writes_never_change_the_process_umask(mcp, ws_path: Path) -> None
     assert os_calls[0] > 100, "the watch saw no writes: the tools ran on threads it was not set on"
     assert seen == {before}, f"the umask was changed during writes: {sorted(oct(m) for m in seen)}"
     assert _mode(ws_path / "c0.txt") == 0o666 & ~before
+
+
+# ----------------------------------------------------------------------------- temp leftovers
+
+LISTINGS: list[tuple[str, dict[str, Any]]] = [
+    ("list_files_in_folder", {"pathInProject": "/"}),
+    ("list_files_in_folder", {"pathInProject": "src"}),
+    ("project_fs_list", {"recursive": True}),
+    ("project_fs_list", {"recursive": True, "includeIgnored": True}),
+    ("project_fs_list", {"dir": "src"}),
+    ("find_files_by_name_substring", {"nameSubstring": "mcp-ide", "includeIgnored": True}),
+]
+
+
+def _leftover(ws: Path, rel: str, *, age_s: float = 3600) -> Path:
+    """What a killed write leaves: our temp name beside its file, partly written, ``age_s`` old."""
+    path = ws / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("half a wri")
+    then = time.time() - age_s
+    os.utime(path, (then, then))
+    return path
+
+
+async def _list_everything(client: Any) -> None:
+    for tool, args in LISTINGS:
+        text = (await _ok(client, tool, args)).content[0].text
+        assert "mcp-ide.tmp" not in text, f"{tool}({args}) listed a temp file: {text[:300]}"
+
+
+def _stdio(ws: Path, *args: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_server_ide", "--workspace", str(ws), *args],
+        env=dict(os.environ),
+    )
+
+
+async def test_a_read_only_server_removes_no_temp_file(ws_path: Path) -> None:
+    (ws_path / "src").mkdir()
+    (ws_path / "src/app.py").write_text("print('app')\n")
+    (ws_path / ".gitignore").write_text("build/\n")
+    stale = [
+        _leftover(ws_path, ".top.txt.k1llEd0.mcp-ide.tmp"),
+        _leftover(ws_path, "src/.app.py.k1llEd1.mcp-ide.tmp"),
+        _leftover(ws_path, "build/out/.x.js.k1llEd2.mcp-ide.tmp"),
+    ]
+    async with Client(_stdio(ws_path, "--read-only")) as client:
+        await _list_everything(client)
+    assert all(p.exists() for p in stale), "a read-only server removed a file"
+
+
+async def test_a_listing_keeps_temp_files_and_a_write_sweeps_its_own_folder(mcp, ws_path: Path) -> None:
+    (ws_path / "src").mkdir()
+    (ws_path / "src/app.py").write_text("print('app')\n")
+    stale_here = _leftover(ws_path, "src/.app.py.k1llEd1.mcp-ide.tmp")
+    fresh_here = _leftover(ws_path, "src/.app.py.fr3sh.mcp-ide.tmp", age_s=0)  # may be in flight
+    stale_elsewhere = _leftover(ws_path, "lib/.util.py.k1llEd2.mcp-ide.tmp")
+    async with mcp(ws_path) as client:
+        await _list_everything(client)
+        assert stale_here.exists() and stale_elsewhere.exists(), "a listing removed a file"
+        await _ok(client, "create_new_file_with_text", {"pathInProject": "src/new.py", "text": "x = 1\n"})
+        assert not stale_here.exists(), "a write left a stale temp file of its folder"
+        assert fresh_here.exists(), "a write removed a temp file that may still be in flight"
+        assert stale_elsewhere.exists(), "a write swept a folder it did not write in"
+        # A leftover that appears later in a folder already written in is swept by the next write there.
+        later = _leftover(ws_path, "src/.new.py.k1llEd3.mcp-ide.tmp")
+        # (The folder's mtime tells a write that it changed; set apart from the last write's, in case
+        # this filesystem's clock is too coarse to tell two changes in a row apart.)
+        os.utime(ws_path / "src", (time.time() - 7200, time.time() - 7200))
+        await _ok(client, "project_fs_write", {"path": "src/new.py", "content": "x = 2\n"})
+        assert not later.exists()
+
+
+async def test_start_up_sweeps_the_workspace(ws_path: Path) -> None:
+    (ws_path / ".gitignore").write_text("build/\n")
+    stale = [
+        _leftover(ws_path, ".top.txt.k1llEd0.mcp-ide.tmp"),
+        _leftover(ws_path, "src/deep/er/.app.py.k1llEd1.mcp-ide.tmp"),
+        _leftover(ws_path, "build/out/.x.js.k1llEd2.mcp-ide.tmp"),  # ignored folders too
+        _leftover(ws_path, ".hidden/.y.k1llEd3.mcp-ide.tmp"),
+    ]
+    fresh = _leftover(ws_path, "src/.app.py.fr3sh.mcp-ide.tmp", age_s=0)
+    async with Client(_stdio(ws_path)) as client:
+        await _ok(client, "get_terminal_info", {})
+        with anyio.fail_after(30):
+            while any(p.exists() for p in stale):
+                await anyio.sleep(0.05)
+    assert fresh.exists(), "the start-up sweep removed a temp file that may still be in flight"
