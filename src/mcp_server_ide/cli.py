@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     workspaces, server, runner = _build(args)
+    workspaces.sweep_leftovers()
 
     import anyio
 

@@ -103,21 +103,48 @@ class Workspace:
             return list(self._services.values())
 
     def set_roots(self, roots: list[Path]) -> None:
-        """Replace the roots (MCP roots/list_changed). Services keyed to the old root are closed."""
+        """Replace the roots (MCP roots/list_changed), keeping the work of the roots still there.
+
+        A service with a ``follow_roots(roots) -> bool`` method is told the new roots: it stops what
+        belonged to a root that is gone (a job, a terminal) and answers whether it stays (a language
+        server stays while its root is still the primary one). Every other service is closed and
+        made again, for the new roots, on next use. May wait for stopped processes to end."""
         new = [Path(os.path.realpath(r)) for r in roots]
-        if new == self.roots:
-            return
-        self.close()
-        self.roots = new
-        self.name = self.root.name
+        if not new:
+            raise ValueError("a workspace needs at least one root")
+        with self._lock:
+            if new == self.roots:
+                return
+            self.roots = new
+            self.name = self.root.name
+            following = {
+                k: s for k, s in self._services.items() if callable(getattr(s, "follow_roots", None))
+            }
+            dropped = [s for k, s in self._services.items() if k not in following]
+            self._services = dict(following)
+        for key, svc in following.items():
+            try:
+                stays = bool(svc.follow_roots(new))
+            except Exception:  # a service that cannot follow is made again, as one without the method
+                stays = False
+            if not stays:
+                with self._lock:
+                    if self._services.get(key) is svc:
+                        del self._services[key]
+                dropped.append(svc)
+        _close_all(dropped)
 
     def close(self) -> None:
         """Stop every service that has a ``close`` (jobs, terminals, language servers)."""
         with self._lock:
             services = list(self._services.values())
             self._services.clear()
-        for svc in services:
-            close = getattr(svc, "close", None)
-            if callable(close):
-                with contextlib.suppress(Exception):  # a failing service must not keep the others alive
-                    close()
+        _close_all(services)
+
+
+def _close_all(services: list[Any]) -> None:
+    for svc in services:
+        close = getattr(svc, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):  # a failing service must not keep the others alive
+                close()

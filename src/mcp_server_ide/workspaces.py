@@ -7,11 +7,14 @@ project to its own workspace instead. Doors only ever ask :meth:`LocalWorkspaces
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Any
 
 from .workspace import Policy, Workspace
+
+log = logging.getLogger(__name__)
 
 
 class LocalWorkspaces:
@@ -22,6 +25,8 @@ class LocalWorkspaces:
             kwargs["state_home"] = state_home
         self.workspace = Workspace.open(root or Path.cwd(), **kwargs)
         self._lock = threading.Lock()
+        self._sweeping = False
+        self._swept: set[Path] = set()
 
     def for_context(self, ctx: Any = None) -> Workspace:
         return self.workspace
@@ -35,7 +40,42 @@ class LocalWorkspaces:
         with self._lock:
             before = list(self.workspace.roots)
             self.workspace.set_roots(roots)
-            return before != self.workspace.roots
+            after = list(self.workspace.roots)
+        if self._sweeping:
+            self._sweep(after)
+        return before != after
+
+    def sweep_leftovers(self) -> None:
+        """At a serving door's start-up: remove, in the background, the temp files killed writes left
+        in the workspace, now for a ``--workspace`` folder and later for each root the client adds.
+        Never under ``--read-only`` (nothing may change the workspace), nor in the current folder a
+        workspace falls back to (it may be a home folder)."""
+        if self.workspace.policy.read_only:
+            return
+        self._sweeping = True
+        if self.explicit:
+            self._sweep(list(self.workspace.roots))
+
+    def _sweep(self, roots: list[Path]) -> None:
+        """Sweep, on a thread of its own, the roots not swept yet."""
+        with self._lock:
+            roots = [r for r in roots if r not in self._swept]
+            self._swept.update(roots)
+
+        def run() -> None:
+            from .engines import textio
+
+            for root in roots:
+                try:
+                    removed = textio.sweep_leftovers(root)
+                except Exception:  # a sweep is housekeeping: it must never take the server down
+                    log.info("sweeping temp leftovers in %s failed", root, exc_info=True)
+                    continue
+                if removed:
+                    log.info("removed %d temp files left by killed writes in %s", removed, root)
+
+        if roots:
+            threading.Thread(target=run, name="mcp-ide-sweep-leftovers", daemon=True).start()
 
     def all(self) -> list[Workspace]:
         return [self.workspace]

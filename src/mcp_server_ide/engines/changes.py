@@ -51,6 +51,10 @@ class ChangeBus:
 
         return unsubscribe
 
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays when the roots change: the services kept then still listen here."""
+        return True
+
     def publish(self, change: FileChange) -> None:
         with self._lock:
             listeners = list(self._listeners)

@@ -322,10 +322,9 @@ class Repo:
         self._config: _ConfigSnapshot | None = None
         self._config_lock = threading.Lock()
         self._git: str | None = None
-        self._gitdir: Path | None = None
-        self._commondir: Path | None = None
-        self._dotgit_stamp: object = None
-        self._base_env: dict[str, str | None] | None = None
+        # (gitdir, commondir, .git stamp), replaced whole; the env cache names the one it was made for.
+        self._found: tuple[Path, Path, object] | None = None
+        self._base_env: tuple[object, dict[str, str | None]] | None = None
         self._packed: tuple[object, dict[str, str]] = (None, {})
         self._history: OrderedDict[tuple[object, ...], list[CommitInfo]] = OrderedDict()
         self._history_lock = threading.Lock()
@@ -346,9 +345,9 @@ class Repo:
             stamp: object = (st.st_ino, st.st_mtime_ns, st.st_size)
         except OSError:
             stamp = None
-        if stamp is not None and stamp == self._dotgit_stamp and self._gitdir is not None:
+        found = self._found
+        if stamp is not None and found is not None and stamp == found[2]:
             return
-        self._gitdir = None
         if stamp is None:
             raise not_a_repository(self.root)
         gitdir = _read_dotgit(dotgit)
@@ -367,20 +366,26 @@ class Repo:
                         "repository must live inside the project)",
                         kind="refused",
                     )
-        self._gitdir, self._commondir, self._dotgit_stamp = gitdir, commondir, stamp
-        self._base_env = None
+        # One assignment: a concurrent call sees the old repository or the new one, never none.
+        self._found = (gitdir, commondir, stamp)
 
     @property
     def gitdir(self) -> Path:
-        assert self._gitdir is not None
-        return self._gitdir
+        assert self._found is not None
+        return self._found[0]
+
+    @property
+    def _commondir(self) -> Path | None:
+        return None if self._found is None else self._found[1]
 
     def _env(self, mode: Mode, *, overrides: bool = True) -> dict[str, str | None]:
         """What git gets on top of the process engine's allow-listed environment (``None`` removes)."""
-        if self._base_env is None:
+        found, cached = self._found, self._base_env
+        if cached is None or cached[0] is not found:
+            assert found is not None
             env: dict[str, str | None] = {k: v for k, v in os.environ.items() if k in KEEP_ENV}
             env.update(
-                GIT_DIR=str(self.gitdir),
+                GIT_DIR=str(found[0]),
                 GIT_WORK_TREE=str(self.root),
                 GIT_TERMINAL_PROMPT="0",
                 GIT_ASKPASS="",
@@ -396,8 +401,8 @@ class Repo:
                 LANGUAGE=None,
                 LC_MESSAGES="C",  # git's messages are matched in English
             )
-            self._base_env = env
-        env = dict(self._base_env)
+            cached = self._base_env = (found, env)
+        env = dict(cached[1])
         if mode == "read":
             env["GIT_OPTIONAL_LOCKS"] = "0"  # a read never takes index.lock from the user's own git
         elif (mode == "network" or self.trusted) and os.environ.get("SSH_AUTH_SOCK"):

@@ -1124,6 +1124,8 @@ class Job:
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
     _wake_w: int | None = field(default=None, repr=False)
     _stdin_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _where: Path | None = field(default=None, repr=False)
+    """The absolute working directory: which root the job belongs to."""
 
     @property
     def running(self) -> bool:
@@ -1170,15 +1172,15 @@ class Jobs:
                     kind="refused",
                 )
         prep = prepare(command, ws=self.ws, cwd=cwd, env=env)
-        rel = os.path.relpath(prep.cwd, self.ws.root)
         job = Job(
             id=f"job-{next(_ids)}",
             title=title or prep.display[:80],
             command=prep.display,
-            cwd="." if rel == "." else rel,
+            cwd=_cwd_label(prep.cwd, self.ws.root),
             started_at=_now(),
             has_stdin=stdin,
             timeout_s=timeout_s,
+            _where=prep.cwd,
         )
         started = threading.Event()
         failure: list[BaseException] = []
@@ -1391,6 +1393,20 @@ class Jobs:
             with contextlib.suppress(OSError):
                 os.write(job._wake_w, b"x")
 
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """The workspace's roots changed: kill the jobs started in a folder no root holds now (as
+        ``cancel_job`` does); the others keep running and stay readable. The service stays."""
+        jobs = self.list()
+        gone = [j for j in jobs if j.running and not _inside_any(j._where, roots)]
+        for job in gone:
+            self._stop(job)
+        for job in jobs:
+            if job._where is not None:
+                job.cwd = _cwd_label(job._where, roots[0])
+        for job in gone:
+            job._done.wait(KILL_GRACE_S + 3)
+        return True
+
     def close(self) -> None:
         """Kill every job's tree (workspace close, server exit)."""
         self.closed = True
@@ -1487,6 +1503,8 @@ class Terminal:
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
     _write_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _stopping: bool = field(default=False, repr=False)
+    _where: Path | None = field(default=None, repr=False)
+    """The absolute folder it started in: which root the terminal belongs to."""
 
     @property
     def alive(self) -> bool:
@@ -1553,14 +1571,14 @@ class Terminals:
         extra.update(env or {})
         argv = [shell, "--noprofile", "--norc", "--noediting", "-i"] if bash else [shell, "-i"]
         prep = prepare(argv, ws=self.ws, cwd=cwd, env=extra, term="xterm-256color")
-        rel = os.path.relpath(prep.cwd, self.ws.root)
         term = Terminal(
             id=term_id,
             name=name or term_id,
             shell=shell,
-            cwd="." if rel == "." else rel,
+            cwd=_cwd_label(prep.cwd, self.ws.root),
             created_at=_now(),
             tracks_commands=bash,
+            _where=prep.cwd,
         )
         started = threading.Event()
         failure: list[BaseException] = []
@@ -1719,6 +1737,20 @@ class Terminals:
         if term._tree is not None:
             threading.Thread(target=term._tree.kill, args=(0.5,), daemon=True).start()
 
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """The workspace's roots changed: close the terminals opened in a folder no root holds now;
+        the others stay open. The service stays."""
+        terms = self.list()
+        gone = [t for t in terms if t.alive and not _inside_any(t._where, roots)]
+        for term in gone:
+            self._stop(term)
+        for term in terms:
+            if term._where is not None:
+                term.cwd = _cwd_label(term._where, roots[0])
+        for term in gone:
+            term._done.wait(5)
+        return True
+
     def close(self) -> None:
         self.closed = True
         terms = self.list()
@@ -1727,6 +1759,16 @@ class Terminals:
                 self._stop(term)
         for term in terms:
             term._done.wait(5)
+
+
+def _cwd_label(where: Path, root: Path) -> str:
+    """A working directory as jobs and terminals show it: relative to the primary root."""
+    rel = os.path.relpath(where, root)
+    return "." if rel == "." else rel
+
+
+def _inside_any(where: Path | None, roots: list[Path]) -> bool:
+    return where is None or any(where == r or where.is_relative_to(r) for r in roots)
 
 
 # ---------------------------------------------------------------------------------------------

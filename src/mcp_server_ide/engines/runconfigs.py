@@ -754,6 +754,10 @@ class Runs:
         self._lock = threading.Lock()
         self._folder = ws.state_dir / "runs"
 
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays when the roots change: each run is a job, which the jobs service keeps or stops."""
+        return True
+
     def prepare(self, name: str) -> tuple[Plan, str]:
         """The plan of ``name`` and what it is (checked and resolved; nothing starts)."""
         configs = load(self.ws)

@@ -309,6 +309,20 @@ def list_files(
     return FilesResult(paths=paths, complete=reason is None, reason=reason)
 
 
+def list_temp_files(root: Path, *, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
+    """Our own temp files (``*.mcp-ide.tmp``) anywhere under ``root``, ignored and hidden folders
+    included, relative to ``root``; never inside ``.git`` or ``node_modules`` (no write goes there).
+    For the start-up sweep of leftovers; one ripgrep thread, so it stays in the background."""
+    args = [rg_binary(), "--no-config", "--files", "--hidden", "--no-ignore", "--no-messages", "--no-follow"]
+    args += ["--threads", "1", "--null", "--glob", "*.mcp-ide.tmp"]  # sandbox.TEMP_MARK
+    args += ["--glob", "!.git", "--glob", "!node_modules", "--", "."]
+    out, _err, _code, reason = _run(args, root, timeout, MAX_OUTPUT)
+    parts = out.split(b"\x00")
+    if parts and (parts[-1] == b"" or reason is not None):
+        parts.pop()  # the empty tail, or a name cut by the stop
+    return [_rel(p) for p in parts]
+
+
 SWAPPED = "a folder became a link or vanished while the search ran; what ripgrep found under it was left out"
 
 

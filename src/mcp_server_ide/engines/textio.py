@@ -7,7 +7,8 @@
   written back with its own endings; a file with mixed endings is edited as it is.
 - Writes are atomic: a temp file in the same folder, fsync, rename (or link, for "create only
   if absent"), fsync of the folder; the file's mode is kept. kill -9 at any moment leaves the
-  old bytes or the new ones. Our temp files are swept and never listed.
+  old bytes or the new ones. Our temp files are never listed; stale ones are swept by a write
+  in their folder and at start-up (never by a listing: reads do not delete).
 - Every write can be guarded by the expected SHA-256 of the current bytes, is serialised per
   file within the process, and is journaled and announced through :mod:`.changes`.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -252,6 +254,7 @@ def atomic_write(
 def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclusive: bool) -> None:
     """:func:`atomic_write` relative to an open folder: temp file, fsync, rename (or link), fsync."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    folder_before = _folder_stamp(dir_fd)
     for _ in range(100):
         # Named as tempfile.mkstemp names them (the sweep and the listings know the suffix).
         tmp = f".{name[:100]}.{secrets.token_hex(4)}{sandbox.TEMP_MARK}"
@@ -287,6 +290,7 @@ def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclus
         folder_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
         try:
             os.fsync(folder_fd)
+            _sweep_after_write(folder_fd, folder_before)
         finally:
             os.close(folder_fd)
 
@@ -303,23 +307,84 @@ def _keep_owner(fd: int, path: Path | str, dir_fd: int | None = None) -> None:
             os.fchown(fd, st.st_uid, st.st_gid)
 
 
-def sweep_temp_names(dir_fd: int, names: list[str]) -> None:
+# ----------------------------------------------------------------------------- leftovers
+#
+# Sweeping deletes files, so only what may change the workspace does it: a write (in the folder it
+# writes) and the server's start-up (not under --read-only). Listings only leave our temp files out.
+
+_MAX_SWEPT_FOLDERS = 4096
+_swept: dict[tuple[int, int], int] = {}
+"""Folder (device, inode) -> its mtime (ns) right after this process last wrote and swept there."""
+
+
+def sweep_temp_names(dir_fd: int, names: list[str]) -> int:
     """Remove our temp files left behind by a killed process, by name inside an open folder.
 
-    The listing tools pass the temp names their own scan of the folder met (no second scan). Ours
-    live for milliseconds, so one older than a minute is a leftover. Each name is looked at and
-    removed relative to ``dir_fd`` without following links: a folder swapped for a link meanwhile
-    cannot turn the sweep on anything outside."""
-    if not names:
-        return
+    Ours live for milliseconds, so one older than a minute is a leftover. Each name is looked at
+    and removed relative to ``dir_fd`` without following links: a folder swapped for a link
+    meanwhile cannot turn the sweep on anything outside. Returns how many were removed."""
+    removed = 0
     cutoff = _now() - 60
     for name in names:
         try:
             st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
                 os.unlink(name, dir_fd=dir_fd)
+                removed += 1
         except OSError:
             pass
+    return removed
+
+
+def sweep_leftovers(root: Path, timeout: float = 30.0) -> int:
+    """Remove the temp files killed writes left anywhere under ``root`` (start-up; never under
+    ``--read-only``). Ripgrep finds them; each is removed by :func:`sweep_temp_names` inside its
+    folder reached beneath the root without following links. Returns how many were removed."""
+    from . import search
+
+    folders: dict[str, list[str]] = {}
+    for rel in search.list_temp_files(root, timeout=timeout):
+        folder, _, name = rel.rpartition("/")
+        folders.setdefault(folder, []).append(name)
+    removed = 0
+    for folder, names in folders.items():
+        try:
+            dir_fd = sandbox.open_folder_beneath(root, folder)
+        except OSError:
+            continue
+        try:
+            removed += sweep_temp_names(dir_fd, names)
+        finally:
+            os.close(dir_fd)
+    return removed
+
+
+def _folder_stamp(dir_fd: int) -> tuple[tuple[int, int], int] | None:
+    try:
+        st = os.fstat(dir_fd)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino), st.st_mtime_ns
+
+
+def _sweep_after_write(folder_fd: int, before: tuple[tuple[int, int], int] | None) -> None:
+    """After a write, remove stale temp leftovers from its folder (``folder_fd``, readable).
+
+    The folder is scanned only when it changed since this process last wrote there (``before``,
+    its stamp ahead of this write, differs from the one kept then): repeated writes in one folder
+    cost an ``fstat``, not a scan."""
+    if before is None:
+        return
+    key, mtime = before
+    if _swept.get(key) != mtime:
+        with os.scandir(folder_fd) as entries:
+            names = [e.name for e in entries if sandbox.is_temp_name(e.name)]
+        sweep_temp_names(folder_fd, names)
+    after = _folder_stamp(folder_fd)
+    if after is not None:
+        if len(_swept) >= _MAX_SWEPT_FOLDERS:
+            _swept.clear()
+        _swept[key] = after[1]
 
 
 def _now() -> float:
@@ -329,9 +394,24 @@ def _now() -> float:
 
 
 def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+    """The mode of a new file: ``0o666`` less the process umask (as ``open`` would give it)."""
+    return 0o666 & ~process_umask()
+
+
+@functools.cache
+def process_umask() -> int:
+    """The process umask, read once without changing it (Linux's ``/proc/self/status`` ``Umask:``).
+
+    Setting it to read it back is process-wide: a ``mkdir`` or child process of another thread in
+    that window would get its mode. Where ``/proc`` does not say, it is probed once with the most
+    private mask (``0o077``), so anything caught in that window is only more private than asked."""
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/self/status", "rb") as status:
+        for line in status:
+            if line.startswith(b"Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def _fsync_dir(folder: Path) -> None:

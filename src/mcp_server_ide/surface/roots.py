@@ -5,6 +5,8 @@ first root is where relative paths resolve; the others are reachable by their fo
 (``other-root/src/x.py``), as the sandbox does for multi-root workspaces. The roots are asked
 for (``roots/list``) once the client says it is initialized, and again whenever it says they
 changed. With ``--workspace`` the named folder stays the workspace whatever the client says.
+A change keeps the work of the roots still there (jobs, terminals, language servers of the
+primary root) and stops what belonged to a root that left (``Workspace.set_roots``).
 
 Roots are a 2025-era feature (the server asks the client); the 2026-07-28 protocol deprecates
 them and forbids server-to-client requests outside a call, so there the workspace stays as
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import anyio
 from mcp.shared.subscriptions import ResourcesListChanged, ToolsListChanged
 from mcp_types import ListRootsRequest, ListRootsResult, NotificationParams
 
@@ -62,7 +65,9 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
         log.info("client roots: %s", [str(r) for r in roots])
         if adopt is None or not roots:
             return
-        if adopt(roots):
+        # On a thread: a root that left may take its jobs and terminals with it, and they take a
+        # moment to stop.
+        if await anyio.to_thread.run_sync(adopt, roots):
             registry.broadcast(ToolsListChanged())
             registry.broadcast(ResourcesListChanged())
             recheck = getattr(server, "_ide_recheck_tools", None)

@@ -230,7 +230,6 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
             f"{resolved.display_rel!r} is a file, not a folder (read it with get_file_text_by_path)"
         )
     entries: list[FolderEntry] = []
-    temps: list[str] = []
     prefix = resolved.rel + "/" if resolved.rel else ""
     try:
         # Reached beneath the root without following links: a folder swapped for a link out since
@@ -242,8 +241,7 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
         with os.scandir(listing_fd) as it:
             for entry in it:
                 if sandbox.is_temp_name(entry.name):
-                    temps.append(entry.name)
-                    continue
+                    continue  # our in-flight temp files (a write or start-up sweeps stale ones)
                 kind, size = _entry_kind(entry, resolved.root, resolved.path)
                 item = FolderEntry(
                     name=entry.name, type=kind, path=(prefix + entry.name).replace("/", os.sep)
@@ -251,7 +249,6 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
                 if size is not None:
                     item["size"] = size
                 entries.append(item)
-        textio.sweep_temp_names(listing_fd, temps)
     finally:
         os.close(listing_fd)
     entries.sort(key=lambda e: (e["type"] != "directory", e["name"].casefold(), e["name"]))

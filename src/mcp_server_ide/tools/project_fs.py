@@ -436,13 +436,11 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> tuple[list[_Entry], bo
         except OSError:
             os.close(folder_fd)
             continue
-        temps: list[str] = []
         with it:
             for entry in it:
                 name = entry.name
                 if sandbox.is_temp_name(name):
-                    temps.append(name)
-                    continue
+                    continue  # our in-flight temp files (a write or start-up sweeps stale ones)
                 if name in ALWAYS_SKIPPED:
                     continue
                 rel = base + name
@@ -468,7 +466,6 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> tuple[list[_Entry], bo
                 if len(entries) >= MAX_WALK:
                     os.close(folder_fd)
                     return entries, False
-        textio.sweep_temp_names(folder_fd, temps)  # leftovers of killed writes, in every folder walked
         os.close(folder_fd)
     return entries, True
 

@@ -115,6 +115,11 @@ class LanguageServers:
                     self.stopped_reasons[server.language] = reason
                     server.kill(reason)
 
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stay (servers keep running) while this workspace's primary root is still the one the
+        servers were started on; otherwise the workspace closes them and starts anew."""
+        return roots[0] == self.root
+
     def close(self) -> None:
         self._closed.set()
         self._unsubscribe()
