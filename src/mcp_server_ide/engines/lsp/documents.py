@@ -3,8 +3,9 @@
 Every file a query touches is opened (``didOpen``) with its disk text and version 1; a change
 becomes ``didChange`` (the whole text) with the next version, then ``didSave``. Before a query,
 open documents are compared with the disk by size and mtime (:func:`stamp`), so edits made by
-other programs are sent too. Files written by this server's tools arrive through
-:meth:`Documents.file_changed` (``didChangeWatchedFiles`` announces creations and deletions).
+other programs are sent too. Files written by this server's tools arrive from :mod:`...changes`
+(through the manager) as :meth:`Documents.file_changed`; ``didChangeWatchedFiles`` announces
+their creation and deletion.
 """
 
 from __future__ import annotations
