@@ -10,6 +10,7 @@
 - Memory: node servers reserve far more address space than they use, so ``RLIMIT_AS`` would break
   them; :func:`group_rss` sums the resident memory of the whole process group for a watchdog
   instead (and node servers get ``--max-old-space-size`` as a first line of defence).
+- Environment: a server gets a copy of ours without tokens and secrets (:func:`server_env`).
 """
 
 from __future__ import annotations
@@ -85,6 +86,17 @@ def _get_spawner() -> _Spawner:
         if _spawner is None:
             _spawner = _Spawner()
         return _spawner
+
+
+_SCRUB = ("MCP_IDE_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY")
+
+
+def server_env(extra: dict[str, str]) -> dict[str, str]:
+    """Our environment without tokens, secrets and ``NODE_OPTIONS``, plus the adapter's ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUB and not k.endswith(("_TOKEN", "_SECRET"))}
+    env.pop("NODE_OPTIONS", None)
+    env.update(extra)
+    return env
 
 
 def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -6,7 +6,7 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 
 class Unavailable(Exception):
@@ -18,6 +18,14 @@ def env_float(name: str, default: float) -> float:
         return float(os.environ.get(name, "") or default)
     except ValueError:
         return default
+
+
+class RunningServer(Protocol):
+    """What an adapter's :meth:`Adapter.probe` uses of a started :class:`..server.LanguageServer`."""
+
+    root: Path
+
+    def request(self, method: str, params: object, timeout: float = 60.0, *, typed: bool = True) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,7 @@ class Adapter(ABC):
         """Why a cross-file answer for ``path`` may miss files (None when the server sees the whole project)."""
         return None
 
-    def probe(self, server: Any, path: Path) -> str | None:
+    def probe(self, server: RunningServer, path: Path) -> str | None:
         """Make sure the server has loaded the project of ``path`` (a request it must finish first).
 
         Returns why answers may be partial, or None. Runs after :meth:`LanguageServer.wait_ready`.

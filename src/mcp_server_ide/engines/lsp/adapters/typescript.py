@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .. import install
-from .base import Adapter, Launch, Unavailable
+from .base import Adapter, Launch, RunningServer, Unavailable
 
 INDENT_PROBE = 64 * 1024
 """How much of a document is read to tell its indentation."""
@@ -102,7 +102,7 @@ class TypeScriptAdapter(Adapter):
         size, tabs = indentation(head)
         return {"tabSize": size, "insertSpaces": not tabs}
 
-    def probe(self, server: Any, path: Path) -> str | None:
+    def probe(self, server: RunningServer, path: Path) -> str | None:
         """Ask tsserver for the file's project: it loads the project first, and says which one it is."""
         from lsprotocol import types as lsp
 

@@ -1,0 +1,168 @@
+"""References and definitions of the symbol at a position, through the file's language server.
+
+References come first with the declaration, deduplicated, and count (not list) hits outside the
+workspace; with no server for the language they fall back to whole-word text matches, marked
+partial. A definition outside the workspace gives only the file name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from ...workspace import Workspace
+from .. import sandbox, textio
+from ..failures import ToolFailure
+from ..lsp import Unavailable, path_of, uri_of
+from .query import display, doc_text, locations, need_file, partial, prepare, server_for, snap, unavailable
+
+
+def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: int) -> dict[str, Any]:
+    """``{references, symbol, outsideWorkspace?, partial?, reason?}`` for the symbol at (line, character)."""
+    need_file(resolved)
+    server = server_for(ws, resolved)
+    if server is None:
+        return _text_references(ws, resolved, line, character)
+    reason = prepare(ws, resolved, server)
+    text = doc_text(server, resolved)
+    row, start, _end = snap(text, resolved.path, line, character)
+    position = lsp.Position(line=row, character=start)
+    doc = lsp.TextDocumentIdentifier(uri=uri_of(resolved.path))
+    try:
+        refs: list[lsp.Location] | None = server.request(
+            "textDocument/references",
+            lsp.ReferenceParams(
+                text_document=doc, position=position, context=lsp.ReferenceContext(include_declaration=True)
+            ),
+            timeout=120,
+        )
+        defs = locations(
+            server.request(
+                "textDocument/definition",
+                lsp.DefinitionParams(text_document=doc, position=position),
+                timeout=60,
+            )
+        )
+    except Unavailable as exc:
+        raise unavailable(exc) from None
+    if reason is None and server.loading():
+        reason = server.wait_ready(0) or None
+    declared = {(u, r.start.line, r.start.character) for u, r in defs}
+    out: list[dict[str, Any]] = []
+    external = 0
+    seen: set[tuple[str, int, int]] = set()
+    for loc in refs or []:
+        path = path_of(loc.uri)
+        shown = display(ws, path) if path is not None else None
+        if shown is None:
+            external += 1
+            continue
+        key = (shown, loc.range.start.line, loc.range.start.character)
+        if key in seen:
+            continue
+        seen.add(key)
+        item: dict[str, Any] = {
+            "path": shown,
+            "line": loc.range.start.line,
+            "character": loc.range.start.character,
+            "endLine": loc.range.end.line,
+            "endCharacter": loc.range.end.character,
+        }
+        if (loc.uri, loc.range.start.line, loc.range.start.character) in declared:
+            item["isDeclaration"] = True
+        out.append(item)
+    out.sort(key=lambda r: (not r.get("isDeclaration", False), r["path"], r["line"], r["character"]))
+    result: dict[str, Any] = {"references": out, "symbol": text.split("\n")[row][start:_end]}
+    if external:
+        result["outsideWorkspace"] = external
+    return partial(result, reason)
+
+
+def _text_references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: int) -> dict[str, Any]:
+    """No language server for this language: whole-word matches of the identifier, marked partial."""
+    from .. import search
+
+    text = textio.read_text(resolved).text
+    row, start, end = snap(text, resolved.path, line, character)
+    name = text.split("\n")[row][start:end]
+    suffix = resolved.path.suffix
+    refs: list[dict[str, Any]] = []
+    pattern = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    found = search.search_content(
+        ws.root,
+        rf"\b{re.escape(name)}\b",
+        regex=True,
+        filters=search.Filters(include=(f"*{suffix}",) if suffix else ()),
+        max_matches_per_file=1,
+    )
+    hits: list[tuple[str, int, int]] = []
+    for fm in found.files:
+        try:
+            other = textio.read_text(sandbox.resolve(ws, fm.path)).text
+        except ToolFailure:
+            continue
+        for i, row_text in enumerate(other.split("\n")):
+            for m in pattern.finditer(row_text):
+                hits.append(
+                    (fm.path.replace("/", os.sep), i, len(row_text[: m.start()].encode("utf-16-le")) // 2)
+                )
+        if len(hits) > 5000:
+            break
+    for path, ln, col in hits:
+        refs.append(
+            {"path": path, "line": ln, "character": col, "endLine": ln, "endCharacter": col + len(name)}
+        )
+    reason = (
+        f"no language server handles {suffix or 'this file'} files here, so these are whole-word text matches "
+        "of the name (configure one in lsp.json for exact references)"
+    )
+    return partial({"references": refs, "symbol": name}, reason)
+
+
+def definition(ws: Workspace, resolved: sandbox.Resolved, line: int, character: int) -> dict[str, Any]:
+    """``{symbol, definitions, partial?, reason?}`` for the symbol at (line, character)."""
+    need_file(resolved)
+    server = server_for(ws, resolved)
+    if server is None:
+        raise ToolFailure(
+            f"unavailable: no language server handles {resolved.path.suffix or 'this'} files here "
+            "(Python and TypeScript/JavaScript are built in; configure others in lsp.json)",
+            kind="unavailable",
+        )
+    reason = prepare(ws, resolved, server)
+    text = doc_text(server, resolved)
+    row, start, end = snap(text, resolved.path, line, character)
+    doc = lsp.TextDocumentIdentifier(uri=uri_of(resolved.path))
+    try:
+        result = server.request(
+            "textDocument/definition",
+            lsp.DefinitionParams(text_document=doc, position=lsp.Position(line=row, character=start)),
+            timeout=60,
+        )
+    except Unavailable as exc:
+        raise unavailable(exc) from None
+    out: list[dict[str, Any]] = []
+    for uri, rng in locations(result):
+        path = path_of(uri)
+        shown = display(ws, path) if path is not None else None
+        item: dict[str, Any] = {
+            "line": rng.start.line,
+            "character": rng.start.character,
+            "endLine": rng.end.line,
+            "endCharacter": rng.end.character,
+        }
+        if shown is None:
+            item["path"] = path.name if path is not None else uri.rsplit("/", 1)[-1]
+            item["outsideWorkspace"] = True
+        else:
+            item["path"] = shown
+            with contextlib.suppress(Exception):
+                item["lineText"] = textio.read_text(sandbox.resolve(ws, str(path))).text.split("\n")[
+                    rng.start.line
+                ][:300]
+        out.append(item)
+    return partial({"symbol": text.split("\n")[row][start:end], "definitions": out}, reason)
