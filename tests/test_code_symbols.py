@@ -8,7 +8,6 @@ the same line ranges. Other languages are checked on small sources written here.
 from __future__ import annotations
 
 import ast
-import time
 from pathlib import Path
 from typing import Any
 
@@ -203,7 +202,8 @@ def test_every_bundled_grammar_gives_an_outline_plan() -> None:
         treesitter.outline("", lang)  # every grammar loads and answers, even when it declares nothing
 
 
-def test_outline_of_a_2700_line_file_is_fast() -> None:
+def test_outline_of_a_2700_line_file_is_whole() -> None:
+    """Every class of a 2,700-line file is outlined (its speed is bench/bench_code.py's to measure)."""
     import random
 
     rnd = random.Random(7)
@@ -215,15 +215,8 @@ def test_outline_of_a_2700_line_file_is_fast() -> None:
         )
     text = "".join(parts)
     assert text.count("\n") >= 2700
-    treesitter.outline(text, "python")
-    start = time.perf_counter()
-    for _ in range(5):
-        symbols = treesitter.outline(text, "python")
-    per_call = (time.perf_counter() - start) / 5
-    assert len(symbols) == 340
-    assert per_call < 0.1, (
-        f"{per_call * 1000:.1f} ms"
-    )  # the benchmark holds it to 30 ms; a loaded CI gets slack
+    symbols = treesitter.outline(text, "python")
+    assert [s.name for s in symbols] == [f"C{i}" for i in range(340)]
 
 
 def test_positions_snap_to_the_nearest_identifier() -> None:

@@ -856,15 +856,26 @@ def test_all_interfaces_bind_with_a_token_still_checks_host(http_server, ws_path
 
 def test_kept_alive_connections_answer_without_a_nagle_delay(http_server, ws_path: Path) -> None:
     # A regression guard: with the listening socket created with proto 0, asyncio never set
-    # TCP_NODELAY and every answer after the first on a kept-alive connection took ~40 ms.
+    # TCP_NODELAY and every answer after the first on a kept-alive connection took ~40 ms more than
+    # an answer on a new connection. Compared with new connections in the same run, so a loaded
+    # machine slows both alike.
     (ws_path / "a.txt").write_text("alpha\n")
     server = http_server(ws_path)
+    body = {"pathInProject": "a.txt"}
+    kept, fresh = [], []
     with httpx.Client(base_url=server.url, timeout=10) as http:
-        times = []
+        http.post("/mcp/get_file_text_by_path", json=body)
         for _ in range(15):
             start = time.perf_counter()
-            r = http.post("/mcp/get_file_text_by_path", json={"pathInProject": "a.txt"})
-            times.append(time.perf_counter() - start)
+            r = http.post("/mcp/get_file_text_by_path", json=body)
+            kept.append(time.perf_counter() - start)
             assert r.status_code == 200
-    median = sorted(times)[len(times) // 2]
-    assert median < 0.02, f"median {median * 1000:.1f} ms per kept-alive request"
+            with httpx.Client(base_url=server.url, timeout=10) as once:
+                start = time.perf_counter()
+                r = once.post("/mcp/get_file_text_by_path", json=body)
+                fresh.append(time.perf_counter() - start)
+                assert r.status_code == 200
+    kept_median, fresh_median = sorted(kept)[7], sorted(fresh)[7]
+    assert kept_median < fresh_median + 0.03, (
+        f"kept-alive {kept_median * 1000:.1f} ms against {fresh_median * 1000:.1f} ms on new connections"
+    )

@@ -78,7 +78,9 @@ async def test_list_stays_small_and_fast_on_a_100k_file_tree(ws_path, mcp):
         deep = await client.list_resources(cursor=cursor)
         deep_time = time.perf_counter() - start
     assert deep.resources[0].name.startswith("d01")
-    assert first_time < 1.0 and deep_time < 1.0, (first_time, deep_time)
+    # A guard against a page that walks the whole tree (seconds here), loose enough for a loaded
+    # machine; how fast a page is belongs to the benchmarks.
+    assert first_time < 10 and deep_time < 10, (first_time, deep_time)
 
 
 async def test_read_text_binary_and_context_resources(ws_path, mcp):
