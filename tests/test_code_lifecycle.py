@@ -312,3 +312,30 @@ async def test_languages_without_a_server_answer_text_matches_marked_partial(
         assert result.is_error and "no-such-jdtls is not on PATH" in result.content[0].text
     finally:
         ws.close()
+
+
+def test_a_server_that_is_answering_or_waiting_is_never_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watchdog counts a request or a wait in flight as use: with a 0.3 s idle limit, a 2 s wait for
+    diagnostics (of a version the server never publishes) keeps its server; once it ends, the idle
+    server stops. (It used to stop a server whose first answer took longer than the idle limit.)"""
+    from mcp_server_ide.engines.lsp import manager
+    from mcp_server_ide.engines.lsp.documents import Document
+
+    monkeypatch.setenv("MCP_IDE_LSP_IDLE", "0.3")
+    monkeypatch.setattr(manager, "WATCH_INTERVAL", 0.1)
+    root = python_project(tmp_path / "proj")
+    ws = Workspace.open(root)
+    try:
+        lsps = servers(ws)
+        server = lsps.server_for(root / "pkg" / "core.py")
+        assert server is not None and server.running
+        never = Document(uri=(root / "pkg" / "core.py").as_uri(), version=10**9, text="", stamp=(0, 0))
+        assert server.wait_diagnostics(never, 2.0) is None
+        assert server.running, lsps.stopped_reasons
+        pid = server.pid
+        assert pid is not None and not wait_gone({pid}, 15), "the idle server was not stopped"
+        assert lsps.stopped_reasons["python"].startswith("idle")
+    finally:
+        ws.close()

@@ -99,9 +99,10 @@ class LanguageServers:
             for server in list(self.servers.values()):
                 if not server.running:
                     continue
-                if now - server.last_used > idle_limit:
+                idle = server.idle_seconds(now)
+                if idle > idle_limit:
                     log.info("stopping idle %s", server.adapter.server_name)
-                    self.stopped_reasons[server.language] = f"idle for {int(now - server.last_used)} s"
+                    self.stopped_reasons[server.language] = f"idle for {int(idle)} s"
                     server.stop("idle")
                     continue
                 cap = server.adapter.memory_cap_mb() * 1024 * 1024

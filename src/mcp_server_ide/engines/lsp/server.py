@@ -18,7 +18,8 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,8 @@ class LanguageServer:
         self.state = "stopped"
         self.last_error = ""
         self.last_used = time.monotonic()
+        self._users = 0  # requests and waits in flight: a server in use is never idle
+        self._users_lock = threading.Lock()
         self.started_at = 0.0
         self.restarts: deque[float] = deque(maxlen=MAX_RESTARTS + 1)
         self._lock = threading.RLock()
@@ -68,6 +71,24 @@ class LanguageServer:
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None else None
+
+    def idle_seconds(self, now: float) -> float:
+        """How long nothing has asked anything of the server (0 while a request or a wait runs)."""
+        with self._users_lock:
+            return 0.0 if self._users else now - self.last_used
+
+    @contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Marks the server busy for the idle watchdog, however long the request or wait takes."""
+        with self._users_lock:
+            self._users += 1
+            self.last_used = time.monotonic()
+        try:
+            yield
+        finally:
+            with self._users_lock:
+                self._users -= 1
+                self.last_used = time.monotonic()
 
     def ensure_started(self) -> None:
         with self._lock:
@@ -245,11 +266,13 @@ class LanguageServer:
 
     def wait_ready(self, timeout: float) -> str | None:
         """Wait until the server has loaded the project; None when ready, else why it is not yet."""
-        return self.readiness.wait(timeout, self._closed)
+        with self.in_use():
+            return self.readiness.wait(timeout, self._closed)
 
     def wait_diagnostics(self, doc: Document, timeout: float) -> list[lsp.Diagnostic] | None:
         """The diagnostics the server published for ``doc``'s current text; None if none came in time."""
-        return self.diagnostics.wait(doc, timeout, self._closed)
+        with self.in_use():
+            return self.diagnostics.wait(doc, timeout, self._closed)
 
     # ------------------------------------------------------------------ what we ask of the server
 
@@ -258,9 +281,9 @@ class LanguageServer:
         conn = self.conn
         if conn is None:
             raise Unavailable(f"{self.adapter.server_name} is not running")
-        self.last_used = time.monotonic()
         try:
-            return conn.request(method, params, timeout=timeout, typed=typed)
+            with self.in_use():
+                return conn.request(method, params, timeout=timeout, typed=typed)
         except ConnectionLost as exc:
             self.last_error = str(exc)
             self.state = "crashed"
@@ -269,8 +292,6 @@ class LanguageServer:
             ) from None
         except RequestTimeout as exc:
             raise Unavailable(f"{self.adapter.server_name} did not answer in time: {exc}") from None
-        finally:
-            self.last_used = time.monotonic()
 
     def notify(self, method: str, params: object) -> None:
         conn = self.conn
