@@ -33,9 +33,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..workspace import Workspace
-from . import jsonc
-from .failures import ToolFailure
+from ...workspace import Workspace
+from .. import jsonc
+from ..failures import ToolFailure
 
 LAUNCH = ".vscode/launch.json"
 TASKS = ".vscode/tasks.json"
@@ -145,7 +145,7 @@ def _read_jsonc(ws: Workspace, rel: str) -> dict[str, Any] | None:
     real = Path(os.path.realpath(path))
     if not real.is_relative_to(ws.root) or not real.is_file():
         return None
-    from . import sandbox, textio
+    from .. import sandbox, textio
 
     try:
         text = textio.read_text(sandbox.resolve(ws, rel)).text
@@ -253,7 +253,7 @@ class Variables:
 
     def _active(self) -> tuple[Path | None, int, str]:
         if self._editor is None:
-            from .editor import editor_for
+            from ..editor import editor_for
 
             backend = editor_for(self.ws)
             doc = None
@@ -308,7 +308,7 @@ class Variables:
             raise ToolFailure(f"cannot resolve ${{{name}}} headless", kind="invalid")
         if name.startswith("env:"):
             # The environment a child would see: the server's own secrets never reach a command line.
-            from .processes import child_env
+            from ..processes import child_env
 
             return child_env().get(name[4:], "")
         if name.startswith("config:"):
@@ -624,7 +624,7 @@ class Planner:
         return {**item, **self.vars.resolve({k: item[k] for k in keys if k in item})}
 
     def _cwd(self, value: Any, where: str) -> str:
-        from . import sandbox
+        from .. import sandbox
 
         if value in (None, ""):
             return str(self.ws.root)
@@ -689,7 +689,7 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _read_env_file(ws: Workspace, path: str, where: str) -> dict[str, str]:
-    from . import sandbox, textio
+    from .. import sandbox, textio
 
     try:
         resolved = sandbox.resolve(ws, path)
@@ -767,7 +767,7 @@ class Runs:
 
     def start_plan(self, the_plan: Plan, *, name: str, kind: str, title: str) -> Any:
         """Start any plan (a run configuration, the detected test runners...) as one job."""
-        from .processes import Jobs
+        from ..processes import Jobs
 
         jobs = self.ws.service(Jobs)
         progress_path: Path | None = None
@@ -781,7 +781,7 @@ class Runs:
             progress_path = self._folder / f"{token}.progress.json"
             plan_path.write_text(json.dumps(plan_to_json(the_plan)), encoding="utf-8")
             os.chmod(plan_path, 0o600)
-            runner = str(Path(__file__).with_name("taskrun.py"))
+            runner = str(Path(__file__).parent.parent / "taskrun.py")
             try:
                 job = jobs.start(
                     [sys.executable, "-I", runner, str(plan_path), str(progress_path)],
@@ -805,7 +805,7 @@ class Runs:
                 run.progress_path.unlink(missing_ok=True)
 
     def running(self) -> list[tuple[Run, Any]]:
-        from .processes import Jobs
+        from ..processes import Jobs
 
         jobs = self.ws.service(Jobs)
         with self._lock:
@@ -821,7 +821,7 @@ class Runs:
         return out
 
     def progress_items(self) -> list[Any]:
-        from .progress import item
+        from ..progress import item
 
         items = []
         for run, job in self.running():
