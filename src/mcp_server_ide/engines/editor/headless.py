@@ -40,9 +40,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
-from ..workspace import Workspace
-from . import sandbox, textio
-from .failures import ToolFailure
+from ...workspace import Workspace
+from .. import sandbox, textio
+from ..failures import ToolFailure
 
 log = logging.getLogger(__name__)
 
@@ -318,7 +318,7 @@ class HeadlessEditor:
         self._journal_seen: int | None = None
         self._stamp: bytes | None = None
         self._closed = False
-        from . import changes
+        from .. import changes
 
         with self._transaction():
             pass  # loads the state and catches up with the journal
@@ -461,7 +461,7 @@ class HeadlessEditor:
         # Changes to other files are passed over by the next catch-up, at no cost now.
 
     def _catch_up(self) -> None:
-        from .journal import Journal
+        from ..journal import Journal
 
         journal = self.ws.service(Journal)
         entries = journal.entries()
