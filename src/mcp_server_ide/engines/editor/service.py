@@ -1,0 +1,79 @@
+"""The workspace's editor service: the backend the tools act on, and the editor's status line.
+
+The backend is the headless model (:class:`.headless.HeadlessEditor`) unless a live editor (a
+VS Code bridge implementing :class:`.backend.EditorBackend`) is attached with :meth:`Editor.use`;
+nothing above changes when it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TypedDict
+
+from ...workspace import Workspace
+from .backend import EditorBackend
+from .headless import HeadlessEditor
+
+log = logging.getLogger(__name__)
+
+
+class EditorStatus(TypedDict):
+    """The editor's part of ``/mcp/status``."""
+
+    activeFile: str
+    openFiles: list[str]
+
+
+class Editor:
+    """The workspace's editor service: the backend the tools use (headless unless a bridge is attached)."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._headless: HeadlessEditor | None = None
+        self._bridge: EditorBackend | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def backend(self) -> EditorBackend:
+        with self._lock:
+            if self._bridge is not None:
+                return self._bridge
+            if self._headless is None:
+                self._headless = HeadlessEditor(self.ws)
+            return self._headless
+
+    @property
+    def headless(self) -> HeadlessEditor:
+        with self._lock:
+            if self._headless is None:
+                self._headless = HeadlessEditor(self.ws)
+            return self._headless
+
+    def use(self, bridge: EditorBackend | None) -> None:
+        """Serve the tools from ``bridge`` (a live editor), or from the headless model again with None."""
+        with self._lock:
+            self._bridge = bridge
+
+    def close(self) -> None:
+        with self._lock:
+            if self._headless is not None:
+                self._headless.shutdown()
+
+
+def editor_for(ws: Workspace) -> EditorBackend:
+    """The backend the editor tools of ``ws`` act on."""
+    return ws.service(Editor).backend
+
+
+def editor_status(ws: Workspace) -> EditorStatus:
+    """``activeFile`` ("" when none) and ``openFiles`` (absolute paths), for ``/mcp/status``."""
+    try:
+        state = editor_for(ws).state()
+    except Exception:  # the status page must answer even if the model cannot be read
+        log.debug("editor state unavailable", exc_info=True)
+        return EditorStatus(activeFile="", openFiles=[])
+    return EditorStatus(
+        activeFile=str(state.active) if state.active else "",
+        openFiles=[str(p) for p in state.open],
+    )
