@@ -5,6 +5,7 @@ changes, line endings and encodings, and the refusals."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +278,33 @@ async def test_two_server_processes_share_one_editor(mcp: Any, http_server: Any,
         assert post(server.url, "get_debugger_breakpoints", {})["status"] == [
             {"path": str(ws_path / "a.txt"), "line": 2}
         ]
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        [],
+        {"version": 1, "open": 5},
+        {"version": 1, "open": ["a.txt"], "active": "a.txt", "files": [1], "breakpoints": {"/x": 3}},
+        {"version": 1, "breakpoints": [["a.txt", 1]], "files": {"a.txt": 7}, "journal": "x"},
+    ],
+)
+async def test_a_damaged_editor_state_is_an_empty_editor(mcp: Any, ws_path: Path, damaged: object) -> None:
+    """An editor.json that is JSON of the wrong shape (edited by hand, another version's) gives an
+    empty editor, not a crash of every editor call."""
+    (ws_path / "a.txt").write_text("one\ntwo\n")
+    async with mcp(ws_path) as client:
+        opened = await client.call_tool("open_file_in_editor", {"pathInProject": "a.txt"})
+        assert not opened.is_error
+        state = next(Path(os.environ["XDG_STATE_HOME"]).rglob("editor.json"))
+        state.write_text(json.dumps(damaged))
+        for tool, args in (
+            ("get_open_in_editor_file_path", {}),
+            ("get_debugger_breakpoints", {}),
+            ("toggle_debugger_breakpoint", {"pathInProject": "a.txt", "line": 1}),
+            ("open_file_in_editor", {"pathInProject": "a.txt"}),
+        ):
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, (tool, result.content)
+        again = await client.call_tool("get_open_in_editor_file_path", {})
+        assert "a.txt" in again.content[0].text  # the editor works on from the empty state

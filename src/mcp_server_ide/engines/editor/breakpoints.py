@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .. import textio
 from ..failures import ToolFailure
@@ -89,11 +88,14 @@ class Breakpoints:
         return {path: sorted(lines) for path, lines in sorted(self.by_file.items()) if lines}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Breakpoints:
-        """Read back :meth:`to_json`'s form; lines that are not non-negative integers are skipped."""
+    def from_json(cls, data: object) -> Breakpoints:
+        """Read back :meth:`to_json`'s form; anything but a list of non-negative line numbers per file
+        is skipped."""
         by_file: dict[str, set[int]] = {}
-        for path, lines in data.items():
-            good = {int(n) for n in lines if isinstance(n, int) and n >= 0}
+        for path, lines in data.items() if isinstance(data, dict) else ():
+            if not isinstance(path, str) or not isinstance(lines, list):
+                continue
+            good = {n for n in lines if isinstance(n, int) and not isinstance(n, bool) and n >= 0}
             if good:
                 by_file[path] = good
         return cls(by_file)

@@ -106,14 +106,17 @@ class EditorData:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> EditorData:
-        """Read back :meth:`to_json`'s form; another version, or entries that do not parse, are left out."""
-        if data.get("version") != STATE_VERSION:
+    def from_json(cls, data: object) -> EditorData:
+        """Read back :meth:`to_json`'s form; another version, a value of the wrong shape, or entries
+        that do not parse are left out (a damaged state file is an empty editor, never a crash)."""
+        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
             data = {}
-        open_files = [p for p in data.get("open", []) if isinstance(p, str)]
+        listed = data.get("open")
+        open_files = [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
         active = data.get("active")
         files: dict[str, FileState] = {}
-        for path, item in (data.get("files") or {}).items():
+        stored = data.get("files")
+        for path, item in stored.items() if isinstance(stored, dict) else ():
             try:
                 al, ac, cl, cc = (int(v) for v in item["selection"])
                 files[path] = FileState(
@@ -121,15 +124,15 @@ class EditorData:
                     str(item.get("sync", "")),
                     str(item.get("lines", "")),
                 )
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, AttributeError):
                 continue
         seen = data.get("journal")
         return cls(
             open=open_files,
             active=active if isinstance(active, str) and active in open_files else None,
             files=files,
-            breakpoints=Breakpoints.from_json(data.get("breakpoints") or {}),
-            journal_seen=seen if isinstance(seen, int) else None,
+            breakpoints=Breakpoints.from_json(data.get("breakpoints")),
+            journal_seen=seen if isinstance(seen, int) and not isinstance(seen, bool) else None,
         )
 
 
@@ -152,7 +155,7 @@ class StateFile:
 
     def parse(self, stamp: bytes | None) -> EditorData:
         """The state in ``stamp`` (bytes :meth:`read` gave); an unreadable file is an empty editor."""
-        data: dict[str, Any] = {}
+        data: object = {}
         if stamp is not None:
             try:
                 data = json.loads(stamp.decode("utf-8"))
