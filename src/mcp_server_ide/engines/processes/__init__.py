@@ -53,10 +53,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from .failures import ToolFailure
+from ..failures import ToolFailure
 
 if TYPE_CHECKING:
-    from ..workspace import Workspace
+    from ...workspace import Workspace
 
 DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 3600.0
@@ -233,7 +233,7 @@ def resolve_cwd(ws: Workspace | None, cwd: str | os.PathLike[str] | None) -> Pat
         if cwd is None:
             raise ValueError("cwd is required without a workspace")
         return Path(cwd)
-    from . import sandbox
+    from .. import sandbox
 
     resolved = sandbox.resolve(ws, os.fspath(cwd) if cwd not in (None, "") else ".")
     if not resolved.path.is_dir():
@@ -951,7 +951,7 @@ def run(
 
 
 def _call_cancel_event() -> threading.Event | None:
-    from ..call import current_or_none
+    from ...call import current_or_none
 
     call = current_or_none()
     event = getattr(call, "cancelled", None) if call is not None else None
