@@ -44,6 +44,8 @@ def _now() -> float:
 
 @dataclass
 class Job:
+    """One background job: its command, state, exit code and output log (``_`` fields: the engine's)."""
+
     id: str
     title: str
     command: str

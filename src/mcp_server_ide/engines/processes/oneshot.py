@@ -34,6 +34,8 @@ MAX_TIMEOUT_S = 3600.0
 
 @dataclass
 class Completed:
+    """What a one-shot command left: its capped output, exit status and how it ended."""
+
     stdout_bytes: bytes
     stderr_bytes: bytes
     exit_code: int | None

@@ -87,6 +87,8 @@ def _plain(data: bytes) -> bytes:
 
 @dataclass
 class TerminalCommand:
+    """A command typed into a terminal: where its output starts and, once the prompt is back, ends."""
+
     command: str
     offset: int
     exit_code: int | None = None
@@ -99,6 +101,8 @@ class TerminalCommand:
 
 @dataclass
 class Terminal:
+    """One shell on a pty: its output log and the commands typed into it (``_`` fields: the engine's)."""
+
     id: str
     name: str
     shell: str
