@@ -350,7 +350,7 @@ async def execute_os_specific_command(
         "macCommand": macCommand,
         "command": command,
     }
-    source = next((name for name in [*order, "command"] if given[name] and given[name].strip()), None)  # type: ignore[union-attr]
+    source = next((name for name in [*order, "command"] if (given[name] or "").strip()), None)
     if source is None:
         raise ToolFailure(
             f"invalid parameters: no command for {os_type} (give {' or '.join(order)}, or `command` for every OS)"

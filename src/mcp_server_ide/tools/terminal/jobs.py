@@ -125,8 +125,10 @@ async def get_job_output(
     waitMs: WaitMs = 0,
     untilPattern: UntilPattern = None,
 ) -> JobOutput:
-    """Read a job's output (stdout and stderr interleaved) from a byte `offset`, with its state
-    (running, exited, killed, timed_out) and exit code. Pass the previous `nextOffset` to get only what is new.
+    """Read a job's output (stdout and stderr interleaved) from a byte `offset`, with its state and exit
+    code. The state is running, exited, killed, timed_out, or failed (work the server ran itself, such as an
+    action, failed: the output says why, and there is no exit code). Pass the previous `nextOffset` to get
+    only what is new.
     With `waitMs`, waits until the job ends or `untilPattern` appears in the new output (e.g. a server's
     'listening on'). Only the last 4 MB of output is kept (`skippedBytes` counts what was dropped)."""
     job = _jobs().get(jobId)

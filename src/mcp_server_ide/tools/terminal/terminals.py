@@ -132,25 +132,6 @@ async def read_terminal_output(
     return out
 
 
-KEYS: dict[str, bytes] = {
-    "enter": b"\r",
-    "tab": b"\t",
-    "escape": b"\x1b",
-    "backspace": b"\x7f",
-    "ctrl+c": b"\x03",
-    "ctrl+d": b"\x04",
-    "ctrl+z": b"\x1a",
-    "ctrl+l": b"\x0c",
-    "ctrl+u": b"\x15",
-    "up": b"\x1b[A",
-    "down": b"\x1b[B",
-    "right": b"\x1b[C",
-    "left": b"\x1b[D",
-    "y": b"y",
-    "n": b"n",
-    "q": b"q",
-}
-
 Key = Literal[
     "enter",
     "tab",
@@ -169,6 +150,25 @@ Key = Literal[
     "n",
     "q",
 ]
+
+KEYS: dict[Key, bytes] = {
+    "enter": b"\r",
+    "tab": b"\t",
+    "escape": b"\x1b",
+    "backspace": b"\x7f",
+    "ctrl+c": b"\x03",
+    "ctrl+d": b"\x04",
+    "ctrl+z": b"\x1a",
+    "ctrl+l": b"\x0c",
+    "ctrl+u": b"\x15",
+    "up": b"\x1b[A",
+    "down": b"\x1b[B",
+    "right": b"\x1b[C",
+    "left": b"\x1b[D",
+    "y": b"y",
+    "n": b"n",
+    "q": b"q",
+}
 
 
 @tool(
