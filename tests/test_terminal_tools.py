@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -436,6 +437,20 @@ async def test_job_input_and_timeout(mcp: Any, ws_path: Path) -> None:
         assert timed["state"] == "timed_out"
         assert wait_gone(a, 3) == []
         assert "no job" in await error(client, "get_job_output", jobId="job-nope")
+
+
+async def test_job_output_description_names_every_job_state(mcp: Any, ws_path: Path) -> None:
+    """The assistant reads what `state` can be from get_job_output's description: every state a job can
+    end in (the engine's JobState), `failed` included (work the server ran itself, such as an action's
+    fetch, that failed)."""
+    from typing import get_args
+
+    from mcp_server_ide.engines.processes import JobState
+
+    async with mcp(ws_path) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+    described = set(re.findall(r"[a-z_]+", listed["get_job_output"].description or ""))
+    assert [s for s in get_args(JobState) if s not in described] == []
 
 
 async def test_jobs_and_terminals_end_with_the_session(mcp: Any, ws_path: Path) -> None:

@@ -1,0 +1,373 @@
+"""Running commands (seed 000, "Terminal" and "Terminal Info"): type one into a terminal session, run
+one to completion, run the variant for this OS; wait; describe the OS and shell.
+
+Every process goes through the process engine (:mod:`...engines.processes`): own process group,
+timeout that kills the whole tree, head + tail output caps, scrubbed environment, stdin closed,
+``cwd`` inside the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from typing import TYPE_CHECKING, Annotated, NotRequired
+
+import anyio
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from ...call import current
+from ...lazy import LazyModule
+from ...registry import ToolFailure, tool
+from .output import wait_until
+from .params import (
+    DEFAULT_MAX_OUTPUT,
+    MAX_READ_BYTES,
+    MAX_WAIT_MS,
+    Command,
+    Cwd,
+    Env,
+    MaxOutput,
+    TimeoutMs,
+    timeout_s,
+    wait_s,
+)
+from .trust import confirm_command
+
+if TYPE_CHECKING:
+    from ...engines import processes
+else:
+    processes = LazyModule("mcp_server_ide.engines.processes")
+
+
+class CommandResult(TypedDict):
+    stdout: str
+    stderr: str
+    exitCode: int | None
+    """The exit status; negative when a signal ended the process (-9 killed, -15 terminated)."""
+    timedOut: bool
+    truncated: bool
+    durationMs: int
+
+
+class OsCommandResult(TypedDict):
+    osType: str
+    command: str
+    executed: bool
+    stdout: str
+    stderr: str
+    exitCode: int | None
+    timedOut: bool
+    truncated: bool
+    durationMs: int
+    commandSource: str
+    """Which parameter was run: windowsCommand, macCommand, unixCommand or command."""
+
+
+class TerminalExecuted(TypedDict):
+    status: str
+    terminalId: str
+    outputOffset: int
+    """Where this command's output starts: pass it as offset to read_terminal_output."""
+    finished: NotRequired[bool]
+    exitCode: NotRequired[int | None]
+    output: NotRequired[str]
+    nextOffset: NotRequired[int]
+
+
+class WaitResult(TypedDict):
+    status: str
+    message: str
+
+
+class TerminalInfo(TypedDict):
+    osType: str
+    osVersion: str
+    terminalType: str
+    isIntegratedTerminal: bool
+    isDefault: bool
+    shell: NotRequired[str]
+    arch: NotRequired[str]
+    kernel: NotRequired[str]
+
+
+def _command_result(done: processes.Completed) -> CommandResult:
+    return CommandResult(
+        stdout=done.stdout,
+        stderr=done.stderr,
+        exitCode=done.exit_code,
+        timedOut=done.timed_out,
+        truncated=done.truncated,
+        durationMs=done.duration_ms,
+    )
+
+
+async def _run(
+    command: str,
+    cwd: str | None,
+    env: dict[str, str] | None,
+    timeout_ms: float | None,
+    max_output: int | None,
+) -> processes.Completed:
+    call = current()
+    timeout = timeout_s(timeout_ms)
+
+    async def progress(elapsed: float, output_bytes: int) -> None:
+        await call.reporter.progress(
+            round(elapsed, 1), timeout, f"running for {elapsed:.0f}s, {output_bytes} bytes of output"
+        )
+
+    return await processes.run_async(
+        command,
+        ws=call.workspace,
+        cwd=cwd,
+        env=env,
+        timeout_s=timeout,
+        max_output=DEFAULT_MAX_OUTPUT if max_output is None else max_output,
+        on_progress=progress,
+    )
+
+
+@tool(
+    "terminal",
+    title="Run command in terminal",
+    destructive=True,
+    open_world=True,
+    example={"command": "npm list --depth=0"},
+    errors=("terminal busy", "declined in an untrusted workspace", "line over 4000 bytes"),
+)
+async def execute_terminal_command(
+    command: Annotated[str, Field(description="The shell command to type into the terminal.")],
+    terminalId: Annotated[
+        str | None,
+        Field(
+            description="The terminal to use (from create_terminal or list_terminals). Default: an idle terminal of "
+            "this workspace, opened on first use."
+        ),
+    ] = None,
+    waitMs: Annotated[
+        float,
+        Field(
+            ge=0,
+            description=f"Wait up to this many milliseconds (at most {MAX_WAIT_MS}) for the command to finish and "
+            "return its output too. 0 (the default) returns at once.",
+        ),
+    ] = 0,
+) -> TerminalExecuted:
+    """Type a shell command into a persistent terminal session of the workspace (a real pty running bash, so
+    interactive programs behave; the session keeps its current folder, variables and background programs between
+    commands). Returns `{"status": "executed", terminalId, outputOffset}` at once; read what the command prints
+    with `read_terminal_output(terminalId, offset=outputOffset, waitMs=...)`, answer its prompts with
+    `send_terminal_input`. With `waitMs`, waits for the command to finish and adds `finished`, `exitCode`,
+    `output` and `nextOffset`. Without `terminalId` an idle terminal is used (a new one when all are busy); a busy
+    terminal named by `terminalId` is refused. For output you need in full, prefer `run_command_on_background`;
+    for servers and watchers, `start_job`."""
+    await confirm_command("Run this command in a terminal", command)
+    terminals = current().workspace.service(processes.Terminals)
+    if terminalId:
+        term = terminals.get(terminalId)
+        if not term.alive:
+            raise ToolFailure(
+                f"conflict: terminal {terminalId!r} has ended ({term.state}); open another with create_terminal",
+                kind="conflict",
+            )
+        if term.busy:
+            last = term.last
+            raise ToolFailure(
+                f"conflict: terminal {terminalId!r} is still running {last.command[:100] if last else 'a command'!r} "
+                "(read it with read_terminal_output, answer it with send_terminal_input, stop it with "
+                "send_terminal_input key='ctrl+c', or leave terminalId out to use another terminal)",
+                kind="conflict",
+            )
+    else:
+        term = await anyio.to_thread.run_sync(terminals.idle_or_new)
+    record = terminals.execute(term, command)
+    result = TerminalExecuted(status="executed", terminalId=term.id, outputOffset=record.offset)
+    wait = wait_s(waitMs)
+    if wait > 0:
+        await wait_until(lambda: record.finished or not term.alive, term.log, record.offset, wait, None)
+        end = record.end_offset if record.end_offset is not None else term.log.end
+        text, _, nxt, _, _ = term.read(record.offset, max(0, min(end - record.offset, MAX_READ_BYTES)))
+        result["finished"] = record.finished
+        result["exitCode"] = record.exit_code
+        result["output"] = _drop_echo(text, command)
+        result["nextOffset"] = nxt
+    return result
+
+
+def _drop_echo(text: str, command: str) -> str:
+    """The terminal echoes the typed command first; leave that line out of `output`."""
+    echo = command.rstrip("\n").split("\n")[0]
+    if text.startswith(echo):
+        return text[len(echo) :].lstrip("\n")
+    return text
+
+
+@tool(
+    "terminal",
+    title="Run command",
+    destructive=True,
+    open_world=True,
+    example={"command": "node -v"},
+    errors=("cwd outside the workspace", "declined in an untrusted workspace", "program not found"),
+)
+async def run_command_on_background(
+    command: Command,
+    cwd: Cwd = None,
+    env: Env = None,
+    timeout: TimeoutMs = None,
+    maxOutputBytes: MaxOutput = None,
+) -> CommandResult:
+    """Run a shell command to completion, without a terminal, and return `{stdout, stderr, exitCode}` plus
+    `timedOut`, `truncated` and `durationMs`. The command runs in its own process group in `cwd` (inside the
+    workspace), with stdin closed (it cannot wait for input), without the server's secrets in its environment,
+    and with a timeout (default 60 s) after which its whole process tree is killed (TERM, then KILL). Background
+    processes it leaves running are stopped when it exits. Long output keeps its head and tail around a
+    '…[N bytes truncated]…' marker. Sends progress notifications while it runs; cancelling the call kills it.
+    For commands that run longer than your client waits for a tool (often 60 s), use `start_job`."""
+    await confirm_command("Run this command", command)
+    done = await _run(command, cwd, env, timeout, maxOutputBytes)
+    return _command_result(done)
+
+
+@tool(
+    "terminal",
+    title="Wait",
+    read_only=True,
+    idempotent=True,
+    example={"milliseconds": 3000},
+    errors=("negative duration",),
+)
+async def wait(
+    milliseconds: Annotated[
+        float, Field(description=f"How long to wait, in milliseconds (at most {MAX_WAIT_MS}, 10 minutes).")
+    ],
+) -> WaitResult:
+    """Wait for a number of milliseconds (at most 10 minutes), then answer
+    `{"status": "completed", "message": "Waited for N milliseconds"}`. Cancelling the call stops the wait.
+    To wait for a command or job, prefer `read_terminal_output` / `get_job_output` with `waitMs`, which return
+    as soon as it finishes."""
+    if milliseconds < 0:
+        raise ToolFailure("invalid milliseconds: it must be 0 or more")
+    ms = min(float(milliseconds), MAX_WAIT_MS)
+    shown = int(ms) if ms == int(ms) else ms
+    call = current()
+    start = time.monotonic()
+    deadline = start + ms / 1000
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        await anyio.sleep(min(left, 1.0))
+        if ms >= 2000 and time.monotonic() < deadline:
+            await call.reporter.progress(round((time.monotonic() - start) * 1000), ms, "waiting")
+    message = f"Waited for {shown} milliseconds"
+    if milliseconds > MAX_WAIT_MS:
+        message += f" (capped from {milliseconds:g}: one wait lasts at most {MAX_WAIT_MS} ms)"
+    return WaitResult(status="completed", message=message)
+
+
+def _os_type() -> str:
+    system = platform.system()
+    return {"Darwin": "macOS", "Windows": "Windows", "Linux": "Linux"}.get(system, system or "Unknown")
+
+
+def _os_release() -> dict[str, str]:
+    try:
+        return platform.freedesktop_os_release()
+    except (OSError, AttributeError):
+        return {}
+
+
+def _os_version() -> str:
+    system = platform.system()
+    if system == "Linux":
+        release = _os_release()
+        name = release.get("PRETTY_NAME") or release.get("NAME") or "Linux"
+        return f"{name} (kernel {platform.release()})"
+    if system == "Darwin":
+        return f"macOS {platform.mac_ver()[0]}".strip()
+    if system == "Windows":
+        return f"Microsoft Windows [Version {platform.version()}]"
+    return f"{system} {platform.release()}".strip()
+
+
+@tool("terminal", title="Terminal and OS info", read_only=True, idempotent=True, example={})
+def get_terminal_info() -> TerminalInfo:
+    """Describe the operating system and the shell commands run in: `{osType, osVersion, terminalType,
+    isIntegratedTerminal, isDefault}` (osType is Linux, macOS or Windows; terminalType the shell, e.g. bash)
+    plus the shell's path, the machine architecture and the kernel. Commands from `run_command_on_background`,
+    `execute_terminal_command` and `start_job` run in this shell on the server's machine."""
+    shell = processes.default_shell()
+    return TerminalInfo(
+        osType=_os_type(),
+        osVersion=_os_version(),
+        terminalType=os.path.basename(shell),
+        isIntegratedTerminal=False,
+        isDefault=True,
+        shell=shell,
+        arch=platform.machine(),
+        kernel=f"{platform.system()} {platform.release()}",
+    )
+
+
+@tool(
+    "terminal",
+    title="Run OS-specific command",
+    destructive=True,
+    open_world=True,
+    example={"windowsCommand": "dir", "unixCommand": "ls -la", "macCommand": "ls -la"},
+    errors=("no command for this OS", "declined in an untrusted workspace"),
+)
+async def execute_os_specific_command(
+    windowsCommand: Annotated[str | None, Field(description="The command to run on Windows.")] = None,
+    unixCommand: Annotated[
+        str | None, Field(description="The command to run on Linux and other Unix systems.")
+    ] = None,
+    macCommand: Annotated[
+        str | None, Field(description="The command to run on macOS (falls back to unixCommand).")
+    ] = None,
+    command: Annotated[
+        str | None, Field(description="The command to run when none of the above fits this OS.")
+    ] = None,
+    cwd: Cwd = None,
+    timeout: TimeoutMs = None,
+) -> OsCommandResult:
+    """Run the variant of a command that fits the server's operating system: `windowsCommand` on Windows,
+    `macCommand` (else `unixCommand`) on macOS, `unixCommand` on Linux, falling back to `command`. Returns
+    `{osType, command, executed}` (the command that ran) plus its `stdout`, `stderr`, `exitCode`, `timedOut`,
+    `truncated`, `durationMs` and `commandSource` (which parameter was used). Runs like
+    `run_command_on_background` (timeout, tree kill, no stdin, no server secrets)."""
+    os_type = _os_type()
+    order = {
+        "Windows": ["windowsCommand"],
+        "macOS": ["macCommand", "unixCommand"],
+    }.get(os_type, ["unixCommand"])
+    given = {
+        "windowsCommand": windowsCommand,
+        "unixCommand": unixCommand,
+        "macCommand": macCommand,
+        "command": command,
+    }
+    source = next((name for name in [*order, "command"] if (given[name] or "").strip()), None)
+    if source is None:
+        raise ToolFailure(
+            f"invalid parameters: no command for {os_type} (give {' or '.join(order)}, or `command` for every OS)"
+        )
+    chosen = given[source]
+    assert chosen is not None
+    await confirm_command("Run this command", chosen)
+    done = await _run(chosen, cwd, None, timeout, None)
+    return OsCommandResult(
+        osType=os_type,
+        command=chosen,
+        executed=True,
+        stdout=done.stdout,
+        stderr=done.stderr,
+        exitCode=done.exit_code,
+        timedOut=done.timed_out,
+        truncated=done.truncated,
+        durationMs=done.duration_ms,
+        commandSource=source,
+    )

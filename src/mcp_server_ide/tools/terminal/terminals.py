@@ -1,0 +1,235 @@
+"""Interactive terminal sessions: open a persistent shell on a pty, read what it shows, type into it,
+list and close them. (``execute_terminal_command``, which types a command into one, is in
+:mod:`.commands`.)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Annotated, Literal, NotRequired
+
+import anyio
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from ...call import current
+from ...lazy import LazyModule
+from ...registry import ToolFailure, tool
+from .output import InputSent, OutputChunk, iso, wait_until
+from .params import Cwd, MaxBytes, Offset, UntilPattern, WaitMs, until_pattern, wait_s
+from .trust import confirm_command
+
+if TYPE_CHECKING:
+    from ...engines import processes
+else:
+    processes = LazyModule("mcp_server_ide.engines.processes")
+
+
+class TerminalSession(TypedDict):
+    terminalId: str
+    name: str
+    state: str
+    """starting, running, exited or killed."""
+    busy: bool
+    """A command is still running (the shell has not shown its next prompt)."""
+    cwd: str
+    """The folder the terminal started in, relative to the root (a `cd` inside it is not tracked)."""
+    shell: str
+    createdAt: str
+    outputOffset: int
+    """The end of its output so far."""
+    lastCommand: NotRequired[str]
+    lastExitCode: NotRequired[int | None]
+
+
+class TerminalOutput(OutputChunk):
+    terminalId: str
+    state: str
+    busy: bool
+    lastExitCode: NotRequired[int | None]
+    patternMatched: NotRequired[bool]
+
+
+def _session(term: processes.Terminal) -> TerminalSession:
+    out = TerminalSession(
+        terminalId=term.id,
+        name=term.name,
+        state=term.state,
+        busy=term.busy,
+        cwd=term.cwd,
+        shell=os.path.basename(term.shell),
+        createdAt=iso(term.created_at),
+        outputOffset=term.log.end,
+    )
+    last = term.last
+    if last is not None:
+        out["lastCommand"] = last.command[:500]
+        out["lastExitCode"] = last.exit_code
+    return out
+
+
+def _terminals() -> processes.Terminals:
+    return current().workspace.service(processes.Terminals)
+
+
+@tool(
+    "terminal",
+    title="Open terminal",
+    example={"name": "dev server", "cwd": "web"},
+    errors=("too many terminals", "cwd outside the workspace"),
+)
+async def create_terminal(
+    name: Annotated[str | None, Field(description="A name to recognise it by in list_terminals.")] = None,
+    cwd: Cwd = None,
+) -> TerminalSession:
+    """Open a new persistent terminal session (bash on a pty) in `cwd`, for running commands with
+    `execute_terminal_command(terminalId=...)`. Returns its `terminalId` and state. At most 8 terminals per
+    workspace stay open; close one with `kill_terminal`."""
+    term = await anyio.to_thread.run_sync(lambda: _terminals().create(name=name, cwd=cwd))
+    return _session(term)
+
+
+@tool(
+    "terminal",
+    title="Read terminal output",
+    read_only=True,
+    example={"terminalId": "terminal-1", "offset": 0, "waitMs": 5000},
+    errors=("unknown terminal", "invalid untilPattern"),
+)
+async def read_terminal_output(
+    terminalId: Annotated[
+        str, Field(description="The terminal (from execute_terminal_command or list_terminals).")
+    ],
+    offset: Offset = 0,
+    maxBytes: MaxBytes = 100_000,
+    waitMs: WaitMs = 0,
+    untilPattern: UntilPattern = None,
+) -> TerminalOutput:
+    """Read a terminal's output from a byte `offset`: plain text (colours and cursor escapes removed, CRLF as
+    LF), as a person would see it, including the typed commands and the `$ ` prompts. Pass the previous
+    `nextOffset` to get only what is new. With `waitMs`, waits until the running command finishes (the next
+    prompt) or `untilPattern` appears. `busy` tells whether a command is still running; `lastExitCode` is the
+    exit status of the last finished one. Only the last 1 MB of a terminal's output is kept (`skippedBytes`)."""
+    term = _terminals().get(terminalId)
+    pattern = until_pattern(untilPattern)
+    matched = await wait_until(lambda: not term.busy, term.log, offset, wait_s(waitMs), pattern)
+    text, start, nxt, skipped, more = term.read(offset, maxBytes)
+    out = TerminalOutput(
+        terminalId=term.id,
+        state=term.state,
+        busy=term.busy,
+        output=text,
+        offset=start,
+        nextOffset=nxt,
+        skippedBytes=skipped,
+        hasMore=more,
+    )
+    finished = [c for c in term.commands if c.finished]
+    if finished:
+        out["lastExitCode"] = finished[-1].exit_code
+    if matched is not None:
+        out["patternMatched"] = matched
+    return out
+
+
+Key = Literal[
+    "enter",
+    "tab",
+    "escape",
+    "backspace",
+    "ctrl+c",
+    "ctrl+d",
+    "ctrl+z",
+    "ctrl+l",
+    "ctrl+u",
+    "up",
+    "down",
+    "right",
+    "left",
+    "y",
+    "n",
+    "q",
+]
+
+KEYS: dict[Key, bytes] = {
+    "enter": b"\r",
+    "tab": b"\t",
+    "escape": b"\x1b",
+    "backspace": b"\x7f",
+    "ctrl+c": b"\x03",
+    "ctrl+d": b"\x04",
+    "ctrl+z": b"\x1a",
+    "ctrl+l": b"\x0c",
+    "ctrl+u": b"\x15",
+    "up": b"\x1b[A",
+    "down": b"\x1b[B",
+    "right": b"\x1b[C",
+    "left": b"\x1b[D",
+    "y": b"y",
+    "n": b"n",
+    "q": b"q",
+}
+
+
+@tool(
+    "terminal",
+    title="Send input to terminal",
+    destructive=True,
+    example={"terminalId": "terminal-1", "text": "yes", "pressEnter": True},
+    errors=("unknown terminal", "terminal ended", "nothing to send"),
+)
+async def send_terminal_input(
+    terminalId: Annotated[str, Field(description="The terminal to type into.")],
+    text: Annotated[str, Field(description="Text to type (as is; add pressEnter to end the line).")] = "",
+    pressEnter: Annotated[bool, Field(description="Press Enter after the text.")] = False,
+    key: Annotated[
+        Key | None,
+        Field(
+            description="A key to press after the text: 'ctrl+c' interrupts the running program, 'ctrl+d' ends input, arrows, 'enter'..."
+        ),
+    ] = None,
+) -> InputSent:
+    """Type into a terminal: answer a prompt (`text="y", pressEnter=true`), feed an interactive program, or
+    press a key such as `ctrl+c` to interrupt what is running. Returns the bytes sent and the output offset
+    before them (read the reaction with `read_terminal_output` from there)."""
+    terminals = _terminals()
+    term = terminals.get(terminalId)
+    data = text.encode()
+    if key is not None:
+        data += KEYS[key]
+    if pressEnter:
+        data += b"\r"
+    if not data:
+        raise ToolFailure("invalid input: nothing to send (give text, pressEnter or key)")
+    if "\x00" in text:
+        raise ToolFailure("invalid input: text contains a NUL byte")
+    if text.strip():
+        await confirm_command("Type this into a terminal", text)
+    offset = term.log.end
+    await anyio.to_thread.run_sync(terminals.write, term, data)
+    return InputSent(terminalId=term.id, bytesSent=len(data), outputOffset=offset)
+
+
+@tool("terminal", title="List terminals", read_only=True, idempotent=True, example={})
+def list_terminals() -> list[TerminalSession]:
+    """The workspace's terminal sessions (open and recently ended): id, name, state, whether a command is
+    running (`busy`), the last command and its exit code, and the end of their output (`outputOffset`)."""
+    return [_session(t) for t in _terminals().list()]
+
+
+@tool(
+    "terminal",
+    title="Close terminal",
+    destructive=True,
+    idempotent=True,
+    example={"terminalId": "terminal-1"},
+    errors=("unknown terminal",),
+)
+def kill_terminal(terminalId: Annotated[str, Field(description="The terminal to close.")]) -> TerminalSession:
+    """Close a terminal session and kill everything running in it (its whole process tree, including programs
+    started in the background). Its output stays readable until it is forgotten."""
+    terminals = _terminals()
+    term = terminals.get(terminalId)
+    if term.alive:
+        term = terminals.kill(terminalId)
+    return _session(term)
