@@ -23,7 +23,7 @@ from pathlib import Path
 import mcp_types
 import pytest
 
-from mcp_server_ide.engines import git as git_engine
+from mcp_server_ide.engines.git import core as git_core
 from mcp_server_ide.workspace import Policy
 
 from .support.gitrepo import Git, fails, init_repo, isolated_git, ok
@@ -40,13 +40,13 @@ def _git_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def spawned(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """Every argv the git engine starts, in order."""
     calls: list[list[str]] = []
-    real = git_engine.spawn
+    real = git_core.spawn
 
     def recording(argv, **kwargs):
         calls.append(list(argv))
         return real(argv, **kwargs)
 
-    monkeypatch.setattr(git_engine, "spawn", recording)
+    monkeypatch.setattr(git_core, "spawn", recording)
     return calls
 
 
@@ -566,7 +566,7 @@ def _alive(needle: str) -> list[int]:
 
 
 async def test_timeout_kills_the_whole_process_group(mcp, ws_path: Path, repo: Git, monkeypatch) -> None:
-    monkeypatch.setattr(git_engine, "WRITE_TIMEOUT", 2.0)
+    monkeypatch.setattr(git_core, "WRITE_TIMEOUT", 2.0)
     script(ws_path / ".git/hooks/pre-commit", "sleep 3017 &\nsleep 3018\n")
     repo.write("n.txt", "n\n")
     started = time.monotonic()
