@@ -69,7 +69,8 @@ class History(Refs):
         return HistoryCache()
 
     def file_history(self, path: str, max_entries: int) -> list[CommitInfo]:
-        """Commits that changed ``path``, newest first, following renames of a file.
+        """Commits that changed ``path``, newest first, following renames of a file; for ``.`` (the
+        whole repository) every commit of HEAD's history, as ``git log`` lists it.
 
         The answer depends only on the commit HEAD points at (history is immutable), the path and the
         configuration, so it is kept, keyed by those, for repeated questions; a new commit, a branch
@@ -91,7 +92,10 @@ class History(Refs):
             args += ["--follow", f"--format=%x1e{_LOG_FORMAT}", "--name-only", "--relative"]
         else:
             args.append(f"--format={_LOG_FORMAT}")
-        result = self.git(*args, "--", path, ok=(0, 128), what="read the history")
+        # The whole repository takes no pathspec: `-- .` makes git compare every commit's tree with its
+        # parent's to drop those that change nothing (~1 ms a call); without it the answer is `git log`'s.
+        pathspec = () if path == "." else (path,)
+        result = self.git(*args, "--", *pathspec, ok=(0, 128), what="read the history")
         if result.returncode == 128:
             if "does not have any commits" in result.err or "bad default revision" in result.err:
                 return []
