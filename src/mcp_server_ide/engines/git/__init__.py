@@ -21,9 +21,9 @@ Modules, from the bottom up:
 - ``query``: the read-only questions the MCP surface asks (resources, prompts, completion).
 """
 
-from .args import check_remote, check_revision, check_value
+from .args import check_remote, check_value
 from .pull import NETWORK_DANGER
 from .repository import Repo, repo
 from .status import StatusEntry
 
-__all__ = ["NETWORK_DANGER", "Repo", "StatusEntry", "check_remote", "check_revision", "check_value", "repo"]
+__all__ = ["NETWORK_DANGER", "Repo", "StatusEntry", "check_remote", "check_value", "repo"]

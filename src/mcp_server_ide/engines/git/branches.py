@@ -51,7 +51,8 @@ class Branches(Status):
     """The repository's branches."""
 
     def branch_info(self) -> BranchInfo:
-        """The current branch, every local and remote-tracking branch, the upstream with ahead/behind counts, and any operation in progress."""
+        """The current branch, every local and remote-tracking branch, the upstream with ahead/behind
+        counts, and any operation in progress."""
         branch, head = self.head()
         refs = self.git(
             "for-each-ref",
@@ -102,7 +103,8 @@ class Branches(Status):
         )
 
     def switch_plan(self, branch: str) -> SwitchPlan:
-        """What switching to ``branch`` would do (a local branch, or a new one tracking the one remote branch of that name), and the local changes that would come along; nothing is changed."""
+        """What switching to ``branch`` would do (a local branch, or a new one tracking the one remote
+        branch of that name) and the local changes that would come along; nothing is changed."""
         self.check_branch(branch)
         current = self.head()[0]
         exists = self.branch_exists(branch)

@@ -34,9 +34,8 @@ class RepoCore:
     def __init__(self, ws: Workspace) -> None:
         self.ws: Workspace = ws
         self.root: Path = ws.root
-        self._lock: threading.RLock = (
-            threading.RLock()
-        )  # one changing operation at a time (no index.lock races)
+        # One changing operation at a time (no index.lock races).
+        self._lock: threading.RLock = threading.RLock()
         self._config: ConfigCache = ConfigCache()
         self._git: str | None = None
         # (gitdir, commondir, .git stamp), replaced whole; the env cache names the one it was made for.
@@ -47,7 +46,8 @@ class RepoCore:
 
     @property
     def trusted(self) -> bool:
-        """Whether the repository's own programs (hooks, filters) may run on changing operations: a trusted, local workspace."""
+        """Whether the repository's own programs (hooks, filters) may run on changing operations (a
+        trusted local workspace)."""
         return self.ws.policy.trusted and not self.ws.policy.hosted
 
     def ensure(self) -> None:
