@@ -57,10 +57,10 @@ HISTORY_FILE = "src/core/engine.py"
 UNCACHED_SERVER = """
 import sys
 
-import mcp_server_ide.engines.git as engine
+import mcp_server_ide.engines.git.history as history
 from mcp_server_ide.cli import main
 
-engine.HISTORY_CACHE = 0  # every file_history call runs git log: nothing is kept
+history.HISTORY_CACHE = 0  # every file_history call runs git log: nothing is kept
 sys.exit(main())
 """
 """This server with its history cache off (write it to a file and run it with the server's arguments)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 import mcp_types
 import pytest
 
-from mcp_server_ide.engines import git as git_engine
+from mcp_server_ide.engines.git import core as git_core
 from mcp_server_ide.workspace import Policy
 
 from .support.gitrepo import Git, fails, init_repo, isolated_git, ok
@@ -40,13 +40,13 @@ def _git_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def spawned(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """Every argv the git engine starts, in order."""
     calls: list[list[str]] = []
-    real = git_engine.spawn
+    real = git_core.spawn
 
     def recording(argv, **kwargs):
         calls.append(list(argv))
         return real(argv, **kwargs)
 
-    monkeypatch.setattr(git_engine, "spawn", recording)
+    monkeypatch.setattr(git_core, "spawn", recording)
     return calls
 
 
@@ -292,7 +292,9 @@ async def test_planted_config_never_runs_on_reads(
         await ok(client, "get_file_diff", pathInProject="a.txt", staged=True)
         history = await ok(client, "get_file_history", pathInProject="a.txt")
         assert history[0]["message"] == "Second commit"
-        assert (await ok(client, "get_file_history", pathInProject="/"))[0]["message"] == "markdown"
+        # The root's history is git log's: the signed commit (it changes no file) comes first, so
+        # log.showSignature would have run gpg on it.
+        assert (await ok(client, "get_file_history", pathInProject="/"))[0]["message"] == "Signed commit"
         details = await ok(client, "get_commit_details", commitHash="HEAD")
         assert details["message"] == "Signed commit" and "PGP" not in str(details)
         assert await ok(client, "find_commit_by_message", text="signed") == [details["hash"]]
@@ -566,7 +568,7 @@ def _alive(needle: str) -> list[int]:
 
 
 async def test_timeout_kills_the_whole_process_group(mcp, ws_path: Path, repo: Git, monkeypatch) -> None:
-    monkeypatch.setattr(git_engine, "WRITE_TIMEOUT", 2.0)
+    monkeypatch.setattr(git_core, "WRITE_TIMEOUT", 2.0)
     script(ws_path / ".git/hooks/pre-commit", "sleep 3017 &\nsleep 3018\n")
     repo.write("n.txt", "n\n")
     started = time.monotonic()

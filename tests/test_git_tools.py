@@ -253,6 +253,32 @@ async def test_file_history_follows_renames_and_honours_max_entries(mcp, ws_path
         assert await ok(client, "get_file_history", pathInProject="fresh.txt") == []
 
 
+async def test_history_of_the_root_is_git_log_of_head(mcp, ws_path: Path, repo: Git) -> None:
+    # `/` asks for the whole project: every commit of HEAD's history, as `git log` lists it, even
+    # those that change no file (an empty commit, a merge that kept one side's tree).
+    repo.commit("Edit app", {"src/app.py": "print('v2')\n"})
+    repo("commit", "-q", "--allow-empty", "-m", "Empty")
+    repo("switch", "-q", "-c", "side")
+    side = repo.commit("Side work", {"side.txt": "s\n"})
+    repo("switch", "-q", "main")
+    repo.commit("Main work", {"src/util.py": "X = 2\n"})
+    repo("merge", "-q", "-s", "ours", "side", "-m", "Merge side, keeping main")
+    log = repo("log", "--format=%H").split()
+    async with mcp(ws_path) as client:
+        for root in ("/", ".", str(ws_path)):
+            history = await ok(client, "get_file_history", pathInProject=root, maxEntries=100)
+            assert [h["hash"] for h in history] == log, root
+            assert all("path" not in h for h in history)  # a file's history names its path; the root's not
+        assert side in [h["hash"] for h in await ok(client, "get_file_history", pathInProject="/")]
+        assert len(await ok(client, "get_file_history", pathInProject="/", maxEntries=3)) == 3
+        # A file still follows its renames.
+        repo("mv", "src/app.py", "src/main.py")
+        moved = repo.commit("Rename app")
+        history = await ok(client, "get_file_history", pathInProject="src/main.py")
+        assert [h["message"] for h in history] == ["Rename app", "Edit app", "Initial commit"]
+        assert history[0]["hash"] == moved and history[-1]["path"] == os.path.join("src", "app.py")
+
+
 async def test_file_history_follows_head_commits_branches_and_packed_refs(
     mcp, ws_path: Path, repo: Git
 ) -> None:

@@ -338,7 +338,7 @@ def test_runners(ws: Workspace) -> list[runconfigs.Step]:
 
 def _git_remotes(ws: Workspace) -> list[str]:
     """The repository's remotes (a contained read: no hooks, fsmonitor or pager)."""
-    from . import gitquery
+    from .git import query as gitquery
 
     if not (ws.root / ".git").exists() or shutil.which("git") is None:
         return []

@@ -30,7 +30,7 @@ from ..workspace import Workspace
 from .completion import completer, ranked
 from .icons import icon
 
-gitquery = LazyModule("mcp_server_ide.engines.gitquery")
+gitquery = LazyModule("mcp_server_ide.engines.git.query")
 
 MAX_DIFF = 120_000
 SKIP = frozenset({".git", "node_modules", "dist", "__pycache__", ".venv", "venv", ".tox", "build"})

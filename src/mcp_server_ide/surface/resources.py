@@ -110,7 +110,7 @@ def context_resource(uri: str, *, name: str, title: str, description: str, mime_
     description="The branch and the changed, staged and untracked files of the workspace (git status --porcelain).",
 )
 def _git_status(ws: Workspace) -> str:
-    from ..engines import gitquery
+    from ..engines.git import query as gitquery
 
     if not gitquery.is_repo(ws):
         return "not a git repository"

@@ -11,7 +11,7 @@ from ..call import current
 from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
 
-gitquery = LazyModule("mcp_server_ide.engines.gitquery")
+gitquery = LazyModule("mcp_server_ide.engines.git.query")
 peer = LazyModule("mcp_server_ide.engines.peer")
 
 MAX_DIFF = 60_000

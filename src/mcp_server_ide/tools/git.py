@@ -202,9 +202,9 @@ def get_file_history(
 ) -> list[HistoryEntry]:
     """The commits that changed a file, newest first, following renames: each `{hash, message, author,
     date}` (ISO 8601 author date) plus `authorEmail` and, for a file, `path`: its path in that commit (the
-    old name in commits before a rename; read an old version with that path). A folder (or `/` for the
-    whole project) lists the commits that touched anything inside it. An empty list means the file has no
-    commits yet."""
+    old name in commits before a rename; read an old version with that path). A folder lists the commits
+    that touched anything inside it; `/` the whole project's history (every commit of HEAD, as `git log`
+    lists it). An empty list means the file has no commits yet."""
     repo = _repo()
     path = repo.path(pathInProject)
     commits = repo.file_history(path, maxEntries)

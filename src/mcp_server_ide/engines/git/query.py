@@ -1,7 +1,7 @@
 """Read-only git questions the MCP surface asks (status, diffs, branches) for resources, prompts,
 completion and the commit-message draft.
 
-A thin layer over :mod:`.git`: every command runs through ``Repo.git`` in read mode, so it gets the
+A thin layer over the git engine: every command runs through ``Repo.git`` in read mode, so it gets the
 same containment as the git tools (checked argv, no fsmonitor/hooks/filters/external diff/pager,
 no prompts, a timeout and an output cap, the repository at the root only). Failures become
 ``GitOutput(ok=False)`` because the surface degrades instead of failing.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..workspace import Workspace
-from . import git
-from .failures import ToolFailure
+from ...workspace import Workspace
+from ..failures import ToolFailure
+from .repository import repo
 
 MAX_OUTPUT = 2 * 1024 * 1024
 
@@ -29,15 +29,16 @@ class GitOutput:
 def is_repo(ws: Workspace) -> bool:
     """True when the workspace root holds a git repository (the one the git tools use)."""
     try:
-        git.repo(ws)
+        repo(ws)
     except ToolFailure:
         return False
     return True
 
 
 def run(ws: Workspace, *args: str, max_output: int = MAX_OUTPUT) -> GitOutput:
+    """One read-mode git command; any exit code is an answer (``ok`` says whether it was 0), never a failure."""
     try:
-        result = git.repo(ws).git(
+        result = repo(ws).git(
             *args, mode="read", ok=tuple(range(256)), max_output=max_output, partial_ok=True
         )
     except ToolFailure as exc:
