@@ -46,12 +46,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..call import current_or_none
-from ..workspace import Workspace
-from .changes import FileChange
-from .failures import ToolFailure
-from .jsonlines import LineLog
-from .textio import atomic_write, content_hash
+from ...call import current_or_none
+from ...workspace import Workspace
+from ..changes import FileChange
+from ..failures import ToolFailure
+from ..textio import atomic_write, content_hash
+from .linelog import LineLog
 
 log = logging.getLogger(__name__)
 
@@ -330,7 +330,7 @@ class Journal:
 
         Each is reached by its own name beneath its root, never through a symlink, and only an empty
         folder is removed: one that holds anything, even a file made by other hands, stays."""
-        from . import sandbox
+        from .. import sandbox
 
         removed: list[str] = []
         for folder in sorted(set(folders), key=lambda f: (-f.count("/"), f)):
@@ -366,7 +366,7 @@ class Journal:
 
     def user_path(self, path: str) -> str:
         """A caller's path in the journal's form (through the sandbox: outside paths are refused)."""
-        from . import sandbox
+        from .. import sandbox
 
         resolved = sandbox.resolve(self.ws, path)
         return self._path_name(resolved.path) or resolved.rel
@@ -731,7 +731,7 @@ class Journal:
 
     def _read_current(self, path: str) -> bytes | object | None:
         """The file's bytes now, None when it does not exist, ``_UNREADABLE`` when it cannot be read."""
-        from . import sandbox, textio
+        from .. import sandbox, textio
 
         try:
             resolved = sandbox.resolve(self.ws, path)
@@ -869,7 +869,7 @@ class Journal:
 
     def _write(self, path: str, target: str, *, expect: str | None, **mark: Any) -> Entry | None:
         """Put the bytes ``target`` (or no file) at ``path``, through textio, journaled with ``mark``."""
-        from . import sandbox, textio
+        from .. import sandbox, textio
 
         resolved = sandbox.resolve_for_write(self.ws, path)
         data = self.blob(target)
@@ -936,7 +936,7 @@ def unified_diff(
     path: str, old: bytes | None, new: bytes | None, limit: int = MAX_DIFF_CHARS
 ) -> tuple[str, bool]:
     """A git-style unified diff of two byte strings (None = no file); binary files get one line."""
-    from .textio import decode
+    from ..textio import decode
 
     a = f"a/{path}" if old is not None else "/dev/null"
     b = f"b/{path}" if new is not None else "/dev/null"

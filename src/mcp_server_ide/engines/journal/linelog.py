@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .textio import atomic_write
+from ..textio import atomic_write
 
 T = TypeVar("T")
 
