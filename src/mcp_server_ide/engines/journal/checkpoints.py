@@ -16,14 +16,7 @@ from ..failures import ToolFailure
 from .budget import BUDGET_ENV
 from .core import JournalCore
 from .paths import hash_now, read_current
-from .records import (
-    START,
-    UNREADABLE_FILE,
-    Checkpoint,
-    Entry,
-    FileState,
-    paths,
-)
+from .records import START, UNREADABLE_FILE, Checkpoint, Entry, FileState, journaled_paths
 
 
 def start() -> Checkpoint:
@@ -58,7 +51,7 @@ def snapshot(j: JournalCore, name: str, description: str = "") -> Checkpoint:
         files: dict[str, str] = {}
         sizes: dict[str, int] = {}
         written: list[Path] = []
-        for path in paths(entries):
+        for path in journaled_paths(entries):
             data = read_current(j.ws, path)
             if data is not UNREADABLE_FILE:
                 files[path] = j.store(data, written)

@@ -113,7 +113,7 @@ def iso_time(t: float) -> str:
     return _dt.datetime.fromtimestamp(t, tz=_dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def paths(entries: list[Entry]) -> list[str]:
+def journaled_paths(entries: list[Entry]) -> list[str]:
     """The paths the entries changed, each once, in the order they were first changed."""
     seen: dict[str, None] = {}
     for e in entries:
