@@ -1,6 +1,6 @@
 """Change journal tools: review, undo and checkpoints over every change this server made to a file.
 
-Every write by any tool, through any door, is in the journal (``engines/journal.py``) with the bytes
+Every write by any tool, through any door, is in the journal (``engines/journal/``) with the bytes
 before and after. These tools read it and write files back through the same atomic, journaled path,
 so an undo can itself be undone.
 """
@@ -59,7 +59,7 @@ class ChangeInfo(TypedDict):
     beforeHash: str
     afterHash: str
     undone: bool
-    arguments: dict
+    arguments: dict[str, object]
     undoneBy: NotRequired[int]
     undoes: NotRequired[int]
     checkpoint: NotRequired[str]
@@ -94,9 +94,13 @@ class CheckpointInfo(TypedDict):
     description: NotRequired[str]
 
 
+RestoreAction = Literal["rewritten", "deleted", "recreated", "unchanged"]
+DiffStatus = Literal["added", "modified", "deleted"]
+
+
 class RestoredFile(TypedDict):
     path: str
-    action: Literal["rewritten", "deleted", "recreated", "unchanged"]
+    action: RestoreAction
     changeId: int | None
 
 
@@ -107,7 +111,7 @@ class RestoreResult(TypedDict):
 
 class FileDiff(TypedDict):
     path: str
-    status: Literal["added", "modified", "deleted"]
+    status: DiffStatus
     diff: str
     truncated: bool
     additions: int
@@ -138,8 +142,8 @@ def _change_info(j: Journal, e: engine.Entry, undone_by: dict[int, int], with_di
         tool=e.tool,
         door=e.door,
         path=e.path,
-        kind=e.kind,  # type: ignore[typeddict-item]
-        action=e.action,  # type: ignore[typeddict-item]
+        kind=e.kind,
+        action=e.action,
         beforeHash=e.before,
         afterHash=e.after,
         undone=e.id in undone_by,
@@ -241,7 +245,7 @@ def undo_changes(
             files.append(e.path)
     return UndoResult(
         undone=[
-            UndoneChange(id=e.id, path=e.path, action=e.action, undoneBy=new.id if new else None)  # type: ignore[typeddict-item]
+            UndoneChange(id=e.id, path=e.path, action=e.action, undoneBy=new.id if new else None)
             for e, new in done
         ],
         files=files,
@@ -318,6 +322,7 @@ def restore_checkpoint(
     done = j.restore(cp, paths, force)
     restored: list[RestoredFile] = []
     for state, new in done:
+        action: RestoreAction
         if new is None:
             action = "unchanged"
         elif state.target == ABSENT:
@@ -326,7 +331,7 @@ def restore_checkpoint(
             action = "recreated"
         else:
             action = "rewritten"
-        restored.append(RestoredFile(path=state.path, action=action, changeId=new.id if new else None))  # type: ignore[typeddict-item]
+        restored.append(RestoredFile(path=state.path, action=action, changeId=new.id if new else None))
     return RestoreResult(checkpoint=cp.name, restored=restored)
 
 
@@ -352,11 +357,13 @@ def diff_since_checkpoint(name: CheckpointRef = None, paths: Paths = None) -> Ch
         text, truncated = j.diff_state(s)
         adds = sum(1 for line in text.splitlines() if line.startswith("+") and not line.startswith("+++"))
         dels = sum(1 for line in text.splitlines() if line.startswith("-") and not line.startswith("---"))
-        status = "added" if s.target == ABSENT else "deleted" if s.current == ABSENT else "modified"
+        status: DiffStatus = (
+            "added" if s.target == ABSENT else "deleted" if s.current == ABSENT else "modified"
+        )
         files.append(
             FileDiff(
                 path=s.path,
-                status=status,  # type: ignore[typeddict-item]
+                status=status,
                 diff=text,
                 truncated=truncated,
                 additions=adds,

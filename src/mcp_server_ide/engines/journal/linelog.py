@@ -15,15 +15,17 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from .textio import atomic_write
+from ..textio import atomic_write
 
 T = TypeVar("T")
+Row = dict[str, object]
+"""One line's JSON object."""
 
 
 class LineLog(Generic[T]):
-    def __init__(self, path: Path, parse: Callable[[dict[str, Any]], T | None]) -> None:
+    def __init__(self, path: Path, parse: Callable[[Row], T | None]) -> None:
         self.path = path
         self.parse = parse
         """Turns one line's object into an item; None skips the line."""
@@ -68,7 +70,7 @@ class LineLog(Generic[T]):
         self.items.extend(new)
         return new
 
-    def append(self, obj: dict[str, Any]) -> int:
+    def append(self, obj: Row) -> int:
         """Append one line (the caller holds the writers' lock and has just refreshed); returns its size."""
         # ASCII escapes keep names that are not valid UTF-8 (surrogate-escaped bytes) round-tripping.
         line = (json.dumps(obj, ensure_ascii=True) + "\n").encode("ascii")
@@ -82,12 +84,10 @@ class LineLog(Generic[T]):
             os.fsync(fd)
         finally:
             os.close(fd)
-        self.refresh()  # our own line, the file's last
+        _ = self.refresh()  # our own line, the file's last
         return len(line)
 
-    def rewrite(
-        self, objs: list[dict[str, Any]], items: list[T], header: dict[str, Any] | None = None
-    ) -> None:
+    def rewrite(self, objs: list[Row], items: list[T], header: Row | None = None) -> None:
         """Replace the file atomically: an optional ``header`` line (that parses to no item), then one
         line per object of ``objs``; ``items`` are what those parse to."""
         lines = [(json.dumps(obj, ensure_ascii=True) + "\n").encode("ascii") for obj in objs]
@@ -114,7 +114,7 @@ class LineLog(Generic[T]):
         self.sizes = []
 
 
-def _parse_line(line: bytes, parse: Callable[[dict[str, Any]], T | None]) -> T | None:
+def _parse_line(line: bytes, parse: Callable[[Row], T | None]) -> T | None:
     try:
         obj = json.loads(line)
     except ValueError:
