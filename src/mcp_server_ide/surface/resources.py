@@ -305,7 +305,7 @@ def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tup
     yield from walk(str(root), (), after)
 
 
-def _encode_cursor(data: dict[str, Any]) -> str:
+def _encode_cursor(data: dict[str, object]) -> str:
     return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode()
 
 
