@@ -6,6 +6,8 @@
 - Every reach below the SDK's public API lives in ``surface/lowlevel.py``: no other module imports
   ``mcp.server.lowlevel`` or a private SDK module or name, or touches a private SDK attribute (the
   ones ``surface/lowlevel.py`` itself reaches, plus a few known ones).
+- Our own state is typed state of ours (``surface/state.py``...), never an ``_ide_*`` attribute set
+  on an SDK object or a function.
 
 The source is read with ``ast`` (imports inside functions count too). The last test checks through
 an MCP client that a failure raised by an engine, a tool or a plugin still reaches the caller as the
@@ -46,7 +48,12 @@ KNOWN_PRIVATE = frozenset(
 """Private attributes of SDK objects (``MCPServer``, contexts, sessions, the stdio and HTTP transports)."""
 
 OURS = "_ide_"
-"""Our own attributes set on SDK objects (``server._ide_subscriptions``...) are not the SDK's."""
+"""The prefix our own attributes on SDK objects had (``server._ide_subscriptions``...), before they
+became fields of ``surface/state.ServerState``."""
+
+OURS_LEFT = {"engines/peer.py"}
+"""Modules still setting an ``_ide_`` attribute (``holder._ide_rounds`` on the call's reporter): the
+engines' typing is separate work; take the module out of here when it is done."""
 
 
 def modules() -> Iterator[tuple[Path, str]]:
@@ -96,7 +103,7 @@ def private_reaches(path: Path) -> Iterator[tuple[int, str]]:
             and isinstance(node.args[1].value, str)
         ):
             attr = node.args[1].value
-        if attr and attr.startswith("_") and not attr.startswith("__") and not attr.startswith(OURS):
+        if attr and attr.startswith("_") and not attr.startswith("__"):
             yield node.lineno, attr
 
 
@@ -155,6 +162,19 @@ def test_only_lowlevel_reaches_below_the_sdk_api() -> None:
         ]
     assert wrong == [], "a reach below the SDK's public API outside surface/lowlevel.py:\n" + "\n".join(
         sorted(set(wrong))
+    )
+
+
+def test_no_module_sets_our_own_attributes_on_objects_it_does_not_own() -> None:
+    wrong = [
+        f"{path.relative_to(SRC)}:{line} .{attr}"
+        for path, _ in modules()
+        if str(path.relative_to(SRC)) not in OURS_LEFT
+        for line, attr in private_reaches(path)
+        if attr.startswith(OURS)
+    ]
+    assert wrong == [], "an _ide_ attribute on an SDK object (keep it in surface/state.py):\n" + "\n".join(
+        wrong
     )
 
 

@@ -74,7 +74,7 @@ async def test_jobs_and_terminals_of_a_root_that_stays_survive_a_roots_change(
     first, second = first.resolve(), second.resolve()
     monkeypatch.chdir(start)
     workspaces = LocalWorkspaces(None, Policy())
-    server, _ = build_server(workspaces.for_context, ServerOptions(extra={"workspaces": workspaces}))
+    server, _ = build_server(workspaces.for_context, ServerOptions(workspaces=workspaces))
     peer = RootsClient([first])
     try:
         async with Client(

@@ -161,7 +161,7 @@ async def test_roots_become_the_workspace_and_list_changed_is_followed(tmp_path,
     (second / "two.txt").write_text("2")
     monkeypatch.chdir(start)
     workspaces = LocalWorkspaces(None, Policy())
-    server, _ = build_server(workspaces.for_context, ServerOptions(extra={"workspaces": workspaces}))
+    server, _ = build_server(workspaces.for_context, ServerOptions(workspaces=workspaces))
     roots = [Root(uri=first.as_uri(), name="first")]
     notes: list[str] = []
 
@@ -203,7 +203,7 @@ async def test_a_client_without_roots_keeps_the_starting_folder(tmp_path, monkey
 
     monkeypatch.chdir(tmp_path)
     workspaces = LocalWorkspaces(None, Policy())
-    server, _ = build_server(workspaces.for_context, ServerOptions(extra={"workspaces": workspaces}))
+    server, _ = build_server(workspaces.for_context, ServerOptions(workspaces=workspaces))
     async with Client(server, mode="legacy") as client:
         await client.list_tools()
         await anyio.sleep(0.2)

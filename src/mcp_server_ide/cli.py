@@ -16,6 +16,13 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from .runner import ToolRunner
+    from .workspaces import LocalWorkspaces
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -184,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _build(args: argparse.Namespace):  # -> (LocalWorkspaces, MCPServer, ToolRunner)
+def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRunner]:
     from .server import ServerOptions, build_server
     from .workspace import Policy
     from .workspaces import LocalWorkspaces
@@ -202,7 +209,7 @@ def _build(args: argparse.Namespace):  # -> (LocalWorkspaces, MCPServer, ToolRun
         tools=[t.strip() for t in args.tools.split(",") if t.strip()] if args.tools else None,
         read_only=args.read_only,
         plugins=args.plugin,
-        extra={"workspaces": workspaces, "explicit_workspace": args.workspace is not None},
+        workspaces=workspaces,
     )
     server, runner = build_server(workspaces.for_context, options)
     return workspaces, server, runner

@@ -18,14 +18,14 @@ def light_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` with each array of objects described in its ``description`` instead of ``items``."""
     defs: dict[str, Any] = schema.get("$defs", {})
 
-    def resolve(node: Any) -> Any:
+    def resolve(node: object) -> object:
         seen = 0
         while isinstance(node, dict) and isinstance(node.get("$ref"), str) and seen < 20:
             node = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
             seen += 1
         return node
 
-    def shape(node: Any, depth: int = 0) -> str:
+    def shape(node: object, depth: int = 0) -> str:
         node = resolve(node)
         if not isinstance(node, dict) or depth > 6:
             return "any"
@@ -45,15 +45,13 @@ def light_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
             return "{" + ", ".join(fields) + "}"
         return kind if isinstance(kind, str) else "any"
 
-    def heavy(items: Any) -> bool:
+    def heavy(items: object) -> bool:
         items = resolve(items)
         return isinstance(items, dict) and (
             "properties" in items or items.get("type") in ("object", "array") or "anyOf" in items
         )
 
-    def lighten(node: Any) -> Any:
-        if not isinstance(node, dict):
-            return node
+    def lighten(node: dict[str, Any]) -> dict[str, Any]:
         out = dict(node)
         if out.get("type") == "array" and "items" in out and heavy(out["items"]):
             items = out.pop("items")
@@ -61,12 +59,15 @@ def light_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
             out["description"] = (said + " " if said else "") + f"Each item: {shape(items)}."
             return out
         if isinstance(out.get("properties"), dict):
-            out["properties"] = {name: lighten(sub) for name, sub in out["properties"].items()}
+            out["properties"] = {name: lighten_any(sub) for name, sub in out["properties"].items()}
         if isinstance(out.get("anyOf"), list):
-            out["anyOf"] = [lighten(sub) for sub in out["anyOf"]]
+            out["anyOf"] = [lighten_any(sub) for sub in out["anyOf"]]
         return out
+
+    def lighten_any(node: object) -> object:
+        return lighten(node) if isinstance(node, dict) else node
 
     light = lighten({k: v for k, v in schema.items() if k != "$defs"})
     if defs and '"$ref"' in json.dumps(light):
-        light["$defs"] = {name: lighten(sub) for name, sub in defs.items()}
+        light["$defs"] = {name: lighten_any(sub) for name, sub in defs.items()}
     return light

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, TypedDict, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -69,7 +69,17 @@ class _PagedMark:
 PAGED = _PagedMark()
 
 
-class PagedList(list):  # type: ignore[type-arg]
+T = TypeVar("T")
+
+ToolFn = Callable[..., Any]
+"""A tool function: any signature (the SDK derives the schema from it), any JSON-ready result."""
+F = TypeVar("F", bound=ToolFn)
+
+Inline = bool | Callable[[dict[str, Any]], bool]
+"""See :attr:`ToolSpec.inline` (the function gets the validated arguments, a JSON object)."""
+
+
+class PagedList(list[T]):
     """One page of a longer list. The items stay the result (the seed's JSON array); the page facts
     travel beside it: extra envelope keys on the REST door (``total``, ``truncated``, ``nextOffset``),
     ``structuredContent`` ``{"result": [...], "total", "truncated", "nextOffset"}`` plus a note line on MCP.
@@ -80,7 +90,7 @@ class PagedList(list):  # type: ignore[type-arg]
 
     def __init__(
         self,
-        items: Any = (),
+        items: Iterable[T] = (),
         *,
         total: int | None = None,
         truncated: bool = False,
@@ -95,15 +105,15 @@ class PagedList(list):  # type: ignore[type-arg]
         self.next_offset = next_offset
         self.note = note
 
-    def __class_getitem__(cls, item: Any) -> Any:
-        from typing import Annotated
+    def __class_getitem__(cls, item: type) -> Any:
+        """At run time ``PagedList[X]`` is ``Annotated[list[X], PAGED]`` (what the SDK's schema
+        derivation reads); to a type checker it stays ``PagedList[X]``. (``Any``: a typing form.)"""
+        return Annotated[list[item], PAGED]
 
-        return Annotated[list[item], PAGED]  # type: ignore[valid-type]
-
-    def page_fields(self) -> dict[str, Any]:
+    def page_fields(self) -> dict[str, int | bool | None]:
         return {"total": self.total, "truncated": self.truncated, "nextOffset": self.next_offset}
 
-    def with_items(self, items: Any) -> PagedList:
+    def with_items(self, items: Iterable[T]) -> PagedList[T]:
         return PagedList(
             items,
             total=self.total,
@@ -133,7 +143,7 @@ class PagedList(list):  # type: ignore[type-arg]
 class ToolSpec:
     """Everything the doors need to know about one tool."""
 
-    fn: Callable[..., Any]
+    fn: ToolFn
     name: str
     category: str
     title: str
@@ -146,7 +156,7 @@ class ToolSpec:
     errors: tuple[str, ...]
     meta: dict[str, Any] | None = None
     requires: tuple[str, ...] = field(default=())
-    inline: bool | Callable[[dict[str, Any]], bool] = False
+    inline: Inline = False
     """A fast sync tool run on the event loop: no thread hop. Only for work that is bounded and small:
     no process, no lock another process may hold, no diff or read whose size the caller or the disk
     decides. A function of the validated arguments (called inside the call, so it may stat the file a
@@ -158,6 +168,22 @@ class ToolSpec:
 
 
 _TABLE: dict[str, ToolSpec] = {}
+
+
+class ToolOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`tool` after ``title`` (for wrappers such as ``plugin.tool``)."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+    structured: bool | None
+    example: dict[str, Any] | None
+    errors: tuple[str, ...]
+    meta: dict[str, Any] | None
+    requires: tuple[str, ...]
+    inline: Inline
+    name: str | None
 
 
 def tool(
@@ -173,9 +199,9 @@ def tool(
     errors: tuple[str, ...] = (),
     meta: dict[str, Any] | None = None,
     requires: tuple[str, ...] = (),
-    inline: bool | Callable[[dict[str, Any]], bool] = False,
+    inline: Inline = False,
     name: str | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> Callable[[F], F]:
     """Register ``fn`` as a tool.
 
     ``read_only`` tools never change the workspace (``--read-only`` keeps only these).
@@ -190,7 +216,7 @@ def tool(
     if category not in CATEGORIES:
         raise ValueError(f"unknown tool category {category!r}; add it to registry.CATEGORIES")
 
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def register(fn: F) -> F:
         tool_name = name or fn.__name__
         if tool_name in _TABLE and _TABLE[tool_name].fn is not fn:
             raise ValueError(f"tool {tool_name!r} is defined twice")

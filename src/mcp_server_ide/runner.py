@@ -13,13 +13,14 @@ import functools
 import inspect
 import logging
 import typing
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import pydantic_core
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
@@ -32,15 +33,15 @@ from .outschema import light_output_schema
 from .registry import PAGED, PagedList, ToolFailure, ToolSpec
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import Context
-
+    from .server import McpContext
     from .workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 CONTEXT_KWARG = "_mcp_context"
 
-CallFactory = Callable[["Context[Any, Any]", str, dict[str, Any]], Call]
+CallFactory = Callable[["McpContext", str, dict[str, Any]], Call]
+"""Makes the :class:`~.call.Call` of an MCP request: (its context, the tool, the arguments)."""
 
 
 def annotations_for(spec: ToolSpec) -> ToolAnnotations:
@@ -94,8 +95,12 @@ class LazyTools(MutableMapping[str, Tool]):
         self._listed: dict[str, toolcache.Listed] | None = None
         self._looked_up = False
 
-    def values(self) -> list[Any]:  # type: ignore[override]
+    def values(self) -> list[Tool | toolcache.Listed]:  # pyright: ignore[reportIncompatibleMethodOverride]
         """What ``tools/list`` reads: built tools, else their cached listing, else built now.
+
+        Not a mapping's view: the SDK's ``ToolManager.list_tools`` only iterates ``values()``, and a
+        cached :class:`~.toolcache.Listed` (which has the attributes it reads) stands in for a tool
+        not built yet.
 
         The cache is looked up at the first listing, when every ``install`` hook has run and every
         patch is known, so its key covers them all. The first full listing of a start without a
@@ -109,7 +114,9 @@ class LazyTools(MutableMapping[str, Tool]):
                 )
             self._listed = toolcache.load(self._key) if self._key else None
         listed = self._listed or {}
-        out = [self._built.get(n) or self._extra.get(n) or listed.get(n) or self[n] for n in self]
+        out: list[Tool | toolcache.Listed] = [
+            self._built.get(n) or self._extra.get(n) or listed.get(n) or self[n] for n in self
+        ]
         if self._key and self._listed is None and len(self._built) == len(self._specs):
             toolcache.save(self._key, [self._built[n] for n in self._specs])
         return out
@@ -166,7 +173,7 @@ class ToolRunner:
         self.specs = {s.name: s for s in specs}
         self.read_only = read_only
         self._make_call = make_call
-        self._shapes: dict[str, Callable[[Any], Any]] = {}
+        self._shapes: dict[str, Callable[[object], object]] = {}
         self.sdk = LazyTools(self.specs, self._sdk_tool, read_only=read_only, cache_listing=cache_listing)
 
     def patch_tools(self, patch: ToolPatch, *, cache_key: str | None = None) -> None:
@@ -184,8 +191,9 @@ class ToolRunner:
     def output_schema(self, name: str) -> dict[str, Any] | None:
         return self.sdk[name].output_schema
 
-    async def run(self, name: str, arguments: dict[str, Any], call: Call) -> Any:
-        """Validate and run a tool for a door without an MCP session; returns JSON-ready data."""
+    async def run(self, name: str, arguments: dict[str, Any], call: Call) -> object:
+        """Validate and run a tool for a door without an MCP session; returns JSON-ready data
+        (a :class:`~.registry.PagedList` for a paged tool)."""
         spec = self.specs.get(name)
         if spec is None:
             raise ToolFailure(
@@ -218,7 +226,7 @@ class ToolRunner:
 
         paged_item = _paged_item_type(spec)
 
-        def shape(result: Any) -> Any:
+        def shape(result: object) -> object:
             """The tool's return value as the SDK's result conversion should see it."""
             if paged_item is not None:
                 return _paged_call_result(result)
@@ -230,8 +238,8 @@ class ToolRunner:
                 return pydantic_core.to_json(result).decode()
             return result
 
-        async def mcp_entry(**kwargs: Any) -> Any:
-            ctx = kwargs.pop(CONTEXT_KWARG)
+        async def mcp_entry(**kwargs: Any) -> object:
+            ctx: McpContext = kwargs.pop(CONTEXT_KWARG)
             try:
                 call = self._make_call(ctx, spec.name, dict(kwargs))
                 result = await self._invoke(spec, kwargs, call)
@@ -254,8 +262,7 @@ class ToolRunner:
                     output_schema=light,
                     wrap_output=metadata.wrap_output,
                 )
-        update: dict[str, Any] = {"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG}
-        update["fn_metadata"] = metadata
+        update = {"fn": mcp_entry, "is_async": True, "context_kwarg": CONTEXT_KWARG, "fn_metadata": metadata}
         self._shapes[spec.name] = shape
         return base.model_copy(update=update)
 
@@ -287,14 +294,14 @@ class ToolRunner:
             return _error_result(f"Error executing tool {name}")
         return converted if isinstance(converted, CallToolResult) else None
 
-    def _run_inline(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
+    def _run_inline(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
         """Run an inline tool on the caller's thread (the direct lane's way of calling)."""
         if self.read_only and not spec.read_only:
             raise read_only_refusal(spec)
         with calling(call):
             return _valid_unicode(spec.fn(**kwargs))
 
-    async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> Any:
+    async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
         if not inspect.iscoroutinefunction(spec.fn) and runs_inline(spec, kwargs, call):
             # Bounded local I/O: a thread hop would cost more than the work.
             return self._run_inline(spec, kwargs, call)
@@ -342,7 +349,7 @@ def runs_inline(spec: ToolSpec, arguments: dict[str, Any], call: Call) -> bool:
         return bool(inline(arguments))
 
 
-def _plain_data(value: Any) -> bool:
+def _plain_data(value: object) -> bool:
     """A dict, or a list of dicts and scalars: JSON data rather than MCP content blocks."""
     if isinstance(value, dict):
         return True
@@ -358,18 +365,16 @@ def _error_result(text: str) -> CallToolResult:
 def _forbid_unknown_arguments(base: Tool) -> Tool:
     """Refuse arguments the tool does not take instead of dropping them (SECURITY.md §5): a misspelt
     ``expectedHash`` or ``replaceAll`` must fail loudly, not silently run without its guard."""
-    from pydantic import ConfigDict
-
     loose = base.fn_metadata.arg_model
     strict = type(
         loose.__name__,
         (loose,),
-        {"__module__": loose.__module__, "model_config": ConfigDict(**loose.model_config, extra="forbid")},
+        {"__module__": loose.__module__, "model_config": {**loose.model_config, "extra": "forbid"}},
     )
     return base.model_copy(update={"fn_metadata": base.fn_metadata.model_copy(update={"arg_model": strict})})
 
 
-def _valid_unicode(value: Any) -> Any:
+def _valid_unicode(value: object) -> object:
     """Make every string of a result valid Unicode, in place.
 
     File names that are not valid UTF-8 reach Python as lone surrogates (``os`` decodes bytes with
@@ -404,7 +409,7 @@ def _valid_unicode(value: Any) -> Any:
     return value
 
 
-def _paged_item_type(spec: ToolSpec) -> Any:
+def _paged_item_type(spec: ToolSpec) -> type | None:
     """The item type of a tool annotated ``-> PagedList[Item]``, else None."""
     try:
         hints = typing.get_type_hints(spec.fn, include_extras=True)
@@ -416,13 +421,14 @@ def _paged_item_type(spec: ToolSpec) -> Any:
     return None
 
 
-def _paged_metadata(base: Tool, name: str, item: Any) -> Any:
+def _paged_metadata(base: Tool, name: str, item: type) -> FuncMetadata:
     """The SDK metadata of a paged tool, with total/truncated/nextOffset in its output schema."""
     from pydantic import Field, create_model
 
     model = create_model(
         f"{name}Output",
-        result=(list[item], Field(description="The items of this page.")),  # type: ignore[valid-type]
+        # The item type is a value found at run time: no static type can name it.
+        result=(list[item], Field(description="The items of this page.")),  # pyright: ignore[reportInvalidTypeForm]
         total=(int, Field(description="How many items there are in all (over every page).")),
         truncated=(bool, Field(description="True when more items exist beyond this page, or it is partial.")),
         nextOffset=(int | None, Field(default=None, description="The offset of the next page, if any.")),
@@ -430,10 +436,10 @@ def _paged_metadata(base: Tool, name: str, item: Any) -> Any:
     return type(base.fn_metadata)(arg_model=base.fn_metadata.arg_model, output_model=model, wrap_output=True)
 
 
-def _paged_call_result(result: Any) -> CallToolResult:
+def _paged_call_result(result: object) -> CallToolResult:
     """A paged list on MCP: the array as JSON text plus a note line; the page facts in structuredContent."""
     if not isinstance(result, PagedList):
-        result = PagedList(result)
+        result = PagedList(result if isinstance(result, Iterable) else ())
     items = to_jsonable_python(list(result), by_alias=True)
     text = pydantic_core.to_json(items).decode()
     return CallToolResult(
@@ -442,7 +448,7 @@ def _paged_call_result(result: Any) -> CallToolResult:
     )
 
 
-def _list_call_result(result: list[Any]) -> CallToolResult:
+def _list_call_result(result: list[object]) -> CallToolResult:
     """A list on MCP: one compact JSON text block (the SDK makes a block per item) + structuredContent."""
     items = to_jsonable_python(result, by_alias=True)
     return CallToolResult(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -17,6 +17,9 @@ from . import __version__
 from .call import Call
 from .runner import ToolRunner, enabled_specs
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .workspaces import LocalWorkspaces
 
 log = logging.getLogger(__name__)
 
@@ -46,16 +49,31 @@ node_modules and dist; results are capped, with `truncated` and a total count.
 
 @dataclass
 class ServerOptions:
+    """How the server is built (``--tools``, ``--read-only``, ``--plugin``...)."""
+
     tools: list[str] | None = None
+    """A ``--tools`` selection: names or categories, ``-name`` removes (None: every tool)."""
     read_only: bool = False
     plugins: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    """The ``--plugin`` modules."""
+    workspaces: LocalWorkspaces | None = None
+    """The local workspaces, when there are: with no ``--workspace`` their roots follow the client's."""
+    extra: dict[str, object] = field(default_factory=dict)
+    """Anything else, for plugins (the server reads nothing here)."""
+
+
+McpContext = Context[Any, Any]
+"""A request's ``Context``; the SDK makes it generic in the server's lifespan and transport request
+types, which the surface does not depend on."""
+
+WorkspaceFor = Callable[[McpContext], Workspace]
+"""The workspace a request acts on, from its ``Context`` (local mode: always the one workspace)."""
 
 
 class SessionReporter:
     """Reports progress, log messages and confirmations through the caller's MCP session."""
 
-    def __init__(self, ctx: Context[Any, Any]) -> None:
+    def __init__(self, ctx: McpContext) -> None:
         self.ctx = ctx
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
@@ -68,12 +86,13 @@ class SessionReporter:
             log.debug("progress notification failed", exc_info=True)
 
     async def log(self, level: str, message: str) -> None:
-        from .surface.logs import wanted
+        from .surface.logs import as_level, wanted
 
-        if not wanted(self.ctx, level):
+        known = as_level(level)
+        if known is None or not wanted(self.ctx, known):
             return
         try:
-            await self.ctx.log(level, message)  # type: ignore[arg-type]
+            await self.ctx.log(known, message)
         except Exception:
             log.debug("log notification failed", exc_info=True)
 
@@ -81,9 +100,6 @@ class SessionReporter:
         from .engines.confirm import ask_through_elicitation
 
         return await ask_through_elicitation(self.ctx, message)
-
-
-WorkspaceFor = Callable[[Context[Any, Any]], Workspace]
 
 
 def build_server(
@@ -98,7 +114,7 @@ def build_server(
     for module in options.plugins:
         registry.load_plugin(module)
 
-    def make_call(ctx: Context[Any, Any], tool: str, arguments: dict[str, Any]) -> Call:
+    def make_call(ctx: McpContext, tool: str, arguments: dict[str, Any]) -> Call:
         from .surface.lowlevel import session_key
 
         session_id = session_key(ctx)

@@ -26,12 +26,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_types import Icon, ToolAnnotations
 
 from .registry import ToolSpec
 from .workspace import default_state_home
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver.tools.base import Tool
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +117,7 @@ def load(key: str) -> dict[str, Listed] | None:
         return None
 
 
-def save(key: str, tools: Iterable[Any]) -> None:
+def save(key: str, tools: Iterable[Tool]) -> None:
     """Keep the listing of fully built tools (best effort: a failure only costs the next start)."""
     from .engines.textio import atomic_write
 

@@ -17,7 +17,10 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from .registry import ToolSpec
 
 SUMMARY_WIDTH = 90
 
@@ -32,7 +35,7 @@ def summary(description: str) -> str:
     return sentence[: SUMMARY_WIDTH - 1].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
-def _specs(selection: str | None, plugins: list[str]) -> list[Any]:
+def _specs(selection: str | None, plugins: list[str]) -> list[ToolSpec]:
     from . import registry
     from .runner import enabled_specs
 
@@ -43,11 +46,11 @@ def _specs(selection: str | None, plugins: list[str]) -> list[Any]:
     return enabled_specs(chosen, plugins)
 
 
-def _listing(specs: list[Any]) -> list[dict[str, Any]]:
+def _listing(specs: list[ToolSpec]) -> list[dict[str, Any]]:
     """``tools/list`` entries (camelCase, as on the wire) of ``specs``, from the runner's SDK tools."""
     from .runner import ToolRunner
 
-    def no_calls(*_: Any) -> Any:
+    def no_calls(*_: object) -> NoReturn:
         raise RuntimeError("the tools command runs no tool")
 
     runner = ToolRunner(specs, no_calls)
@@ -74,7 +77,7 @@ def _parameters(schema: dict[str, Any]) -> list[str]:
     return lines or ["  (no parameters)"]
 
 
-def render(specs: list[Any], names: list[str]) -> str:
+def render(specs: list[ToolSpec], names: list[str]) -> str:
     """Plain text: a table by category, or the full entries of ``names``."""
     from .registry import CATEGORIES
 

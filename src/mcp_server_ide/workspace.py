@@ -14,10 +14,10 @@ import contextlib
 import hashlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Literal, Protocol, TypeVar, cast, runtime_checkable
 
 DEFAULT_PROTECTED: tuple[str, ...] = (".git", "node_modules")
 
@@ -45,13 +45,21 @@ def default_state_home() -> Path:
     return Path(base) / "mcp-server-ide"
 
 
+@runtime_checkable
+class FollowsRoots(Protocol):
+    """A service that can follow a change of roots (see :meth:`Workspace.set_roots`)."""
+
+    def follow_roots(self, roots: list[Path]) -> bool: ...
+
+
 @dataclass(eq=False)
 class Workspace:
     roots: list[Path]
     policy: Policy = field(default_factory=Policy)
     state_home: Path = field(default_factory=default_state_home)
     name: str = ""
-    _services: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _services: dict[object, object] = field(default_factory=dict, repr=False)
+    """Service key (its factory, unless given) -> the instance :meth:`service` made."""
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
@@ -62,11 +70,23 @@ class Workspace:
             self.name = self.root.name
 
     @classmethod
-    def open(cls, root: str | os.PathLike[str], **kwargs: Any) -> Workspace:
+    def open(
+        cls,
+        root: str | os.PathLike[str],
+        *,
+        policy: Policy | None = None,
+        state_home: Path | None = None,
+        name: str = "",
+    ) -> Workspace:
         path = Path(root)
         if not path.is_dir():
             raise ValueError(f"workspace folder does not exist or is not a folder: {path}")
-        return cls(roots=[path], **kwargs)
+        return cls(
+            roots=[path],
+            policy=policy if policy is not None else Policy(),
+            state_home=state_home if state_home is not None else default_state_home(),
+            name=name,
+        )
 
     @property
     def root(self) -> Path:
@@ -90,15 +110,15 @@ class Workspace:
     def protected(self) -> tuple[str, ...]:
         return DEFAULT_PROTECTED + tuple(self.policy.protected)
 
-    def service(self, factory: Callable[[Workspace], S], key: Any = None) -> S:
+    def service(self, factory: Callable[[Workspace], S], key: Hashable = None) -> S:
         """The workspace's one instance of a service, created on first use with ``factory(self)``."""
         key = key if key is not None else factory
         with self._lock:
             if key not in self._services:
                 self._services[key] = factory(self)
-            return self._services[key]
+            return cast(S, self._services[key])  # made by this factory (or for this key) above
 
-    def services(self) -> list[Any]:
+    def services(self) -> list[object]:
         with self._lock:
             return list(self._services.values())
 
@@ -117,9 +137,7 @@ class Workspace:
                 return
             self.roots = new
             self.name = self.root.name
-            following = {
-                k: s for k, s in self._services.items() if callable(getattr(s, "follow_roots", None))
-            }
+            following = {k: s for k, s in self._services.items() if isinstance(s, FollowsRoots)}
             dropped = [s for k, s in self._services.items() if k not in following]
             self._services = dict(following)
         for key, svc in following.items():
@@ -142,7 +160,7 @@ class Workspace:
         _close_all(services)
 
 
-def _close_all(services: list[Any]) -> None:
+def _close_all(services: list[object]) -> None:
     for svc in services:
         close = getattr(svc, "close", None)
         if callable(close):

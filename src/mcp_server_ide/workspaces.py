@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any
 
 from .workspace import Policy, Workspace
 
@@ -20,15 +19,13 @@ log = logging.getLogger(__name__)
 class LocalWorkspaces:
     def __init__(self, root: Path | None, policy: Policy, state_home: Path | None = None) -> None:
         self.explicit = root is not None
-        kwargs: dict[str, Any] = {"policy": policy}
-        if state_home is not None:
-            kwargs["state_home"] = state_home
-        self.workspace = Workspace.open(root or Path.cwd(), **kwargs)
+        self.workspace = Workspace.open(root or Path.cwd(), policy=policy, state_home=state_home)
         self._lock = threading.Lock()
         self._sweeping = False
         self._swept: set[Path] = set()
 
-    def for_context(self, ctx: Any = None) -> Workspace:
+    def for_context(self, ctx: object = None) -> Workspace:
+        """The workspace of a request (a ``Context``, an HTTP request...): the one workspace, whoever asks."""
         return self.workspace
 
     __call__ = for_context

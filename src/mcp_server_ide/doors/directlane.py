@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic_core
 from mcp.shared.exceptions import MCPError
@@ -42,8 +42,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from ..call import Call, SilentReporter
 from ..runner import ToolRunner, direct_eligible
 from ..surface import lowlevel
-from ..surface.clients import TRANSPARENT, clients
+from ..surface.clients import clients
+from ..surface.state import state_of
 from ..workspaces import LocalWorkspaces
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.connection import Connection
+    from mcp_types import RequestId
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +69,7 @@ def enabled_by_environment() -> bool:
 class DirectLane:
     """Answers eligible ``tools/call`` lines of one stdio connection; ``None`` means "the SDK's"."""
 
-    def __init__(self, server: Any, runner: ToolRunner, workspaces: LocalWorkspaces) -> None:
+    def __init__(self, server: MCPServer, runner: ToolRunner, workspaces: LocalWorkspaces) -> None:
         self.server = server
         self.runner = runner
         self.workspaces = workspaces
@@ -92,7 +98,7 @@ class DirectLane:
         if connection is None or not self._lane_usable():
             return None
         call = Call(
-            workspace=self.workspaces.for_context(None),
+            workspace=self.workspaces.workspace,
             door="mcp",
             reporter=SilentReporter(),
             tool=name,
@@ -114,7 +120,7 @@ class DirectLane:
             log.debug("direct lane answered tools/call %s (id %r)", name, request_id)
         return response.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
-    def _connection(self) -> Any:
+    def _connection(self) -> Connection | None:
         """The stdio connection, once the SDK accepted its ``initialize`` on the 2025 era."""
         sessions = self._clients.connected()
         if len(sessions) != 1:
@@ -136,9 +142,10 @@ class DirectLane:
         if low.cache_hints.get("tools/call") is not None:
             log.info("direct lane off: the server has cache hints for tools/call")
             return False
+        transparent = state_of(self.server).transparent
         for middleware in low.middleware:
             kind = lowlevel.sdk_middleware_kind(middleware)
-            if getattr(middleware, TRANSPARENT, False) or kind == "request-state":
+            if middleware in transparent or kind == "request-state":
                 continue  # ours, and the SDK's sealing of 2026-era requestState (none on the lane)
             if kind == "tracing" and not _tracing():
                 continue
@@ -147,7 +154,7 @@ class DirectLane:
         return True
 
 
-def _plain_tool_call(line: bytes) -> tuple[Any, str, dict[str, Any]] | None:
+def _plain_tool_call(line: bytes) -> tuple[RequestId, str, dict[str, Any]] | None:
     """``(id, tool name, arguments)`` of a plain ``tools/call`` request line, else None."""
     try:
         message = pydantic_core.from_json(line)

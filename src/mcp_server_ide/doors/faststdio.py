@@ -26,7 +26,12 @@ import stat
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from ..surface.lowlevel import MessageReader, MessageWriter
 
 LINE_LIMIT = 1 << 30
 PIPE_SIZE = 1 << 20
@@ -108,7 +113,7 @@ def usable() -> bool:
 
 
 @asynccontextmanager
-async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[MessageReader, MessageWriter]]:
     """The SDK's ``stdio_server()`` streams, fed by asyncio pipes on the claimed descriptors."""
     from mcp.server import stdio as sdk_stdio
 
@@ -130,9 +135,10 @@ async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[Any, An
             asyncio.streams.FlowControlMixin, os.fdopen(os.dup(stdout_file.fileno()), "wb", buffering=0)
         )
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        async with sdk_stdio.stdio_server(
-            stdin=_Lines(reader, lane, writer), stdout=_Writer(writer)
-        ) as streams:  # type: ignore[arg-type]
+        # The SDK types its streams as anyio files; it only iterates lines (bytes or text, which it
+        # parses as JSON either way) and awaits write/flush, which these do on the asyncio pipes.
+        lines, out = _Lines(reader, lane, writer), _Writer(writer)
+        async with sdk_stdio.stdio_server(stdin=lines, stdout=out) as streams:  # pyright: ignore[reportArgumentType]
             yield streams
     finally:
         for transport in (read_transport, write_transport):
@@ -154,7 +160,7 @@ def _grow_pipe(fd: int) -> None:
             fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
 
 
-async def run(server: Any, lane: Lane | None = None) -> None:
+async def run(server: MCPServer, lane: Lane | None = None) -> None:
     """Serve ``server`` (an ``MCPServer``) over stdio, on the fast transport when it can be used
     (and with ``lane`` answering the calls it takes)."""
     if not usable():

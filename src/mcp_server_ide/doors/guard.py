@@ -14,7 +14,6 @@ from __future__ import annotations
 import hmac
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -41,7 +40,7 @@ class GuardPolicy:
         extra_hosts: list[str] | None = None,
         extra_origins: list[str] | None = None,
     ) -> GuardPolicy:
-        names = set(LOOPBACK_NAMES)
+        names: set[str] = set(LOOPBACK_NAMES)
         bound = f"[{host}]" if ":" in host and not host.startswith("[") else host
         if bound not in ("0.0.0.0", "[::]"):
             names.add(bound.lower())
@@ -193,8 +192,8 @@ class _Duplicate(Exception):
     pass
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
     for key, value in pairs:
         if key in out:
             raise _Duplicate(key)
@@ -238,12 +237,12 @@ def _headers(scope: Scope) -> dict[str, str]:
     return out
 
 
-async def _respond(send: Send, status: int, message: str, extra: dict[str, Any] | None = None) -> None:
+async def _respond(send: Send, status: int, message: str, extra: dict[str, str] | None = None) -> None:
     await _respond_json(send, status, None, extra, body=envelope_error(message))
 
 
 async def _respond_json(
-    send: Send, status: int, data: Any, extra: dict[str, Any] | None = None, *, body: bytes | None = None
+    send: Send, status: int, data: object, extra: dict[str, str] | None = None, *, body: bytes | None = None
 ) -> None:
     if body is None:
         body = json.dumps(data).encode()

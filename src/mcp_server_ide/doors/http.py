@@ -11,7 +11,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -19,6 +19,12 @@ from starlette.routing import BaseRoute
 
 from . import rest
 from .guard import GuardMiddleware, GuardPolicy
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from ..runner import ToolRunner
+    from ..workspaces import LocalWorkspaces
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +68,9 @@ def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
 RECONNECT_AFTER_MS = 1000
 
 
-def build_app(server: Any, runner: Any, workspaces: Any, settings: HttpSettings, port: int) -> Any:
+def build_app(
+    server: MCPServer, runner: ToolRunner, workspaces: LocalWorkspaces, settings: HttpSettings, port: int
+) -> GuardMiddleware:
     policy = GuardPolicy.for_bind(
         settings.host,
         port,
@@ -109,7 +117,7 @@ def build_app(server: Any, runner: Any, workspaces: Any, settings: HttpSettings,
     return GuardMiddleware(app, policy)
 
 
-def _reference_routes(runner: Any, settings: HttpSettings) -> list[BaseRoute]:
+def _reference_routes(runner: ToolRunner, settings: HttpSettings) -> list[BaseRoute]:
     try:
         from . import reference
     except ImportError:
@@ -117,7 +125,9 @@ def _reference_routes(runner: Any, settings: HttpSettings) -> list[BaseRoute]:
     return list(reference.routes(runner, settings))
 
 
-async def serve(server: Any, runner: Any, workspaces: Any, settings: HttpSettings) -> None:
+async def serve(
+    server: MCPServer, runner: ToolRunner, workspaces: LocalWorkspaces, settings: HttpSettings
+) -> None:
     import uvicorn
 
     sock, port = pick_port(settings.host, settings.port)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..call import Call
-from ..registry import HTTP_STATUS, ToolFailure
+from ..registry import HTTP_STATUS, PagedList, ToolFailure
 from ..runner import ToolRunner
 from ..workspace import Workspace
 from .guard import BodyTooLarge
@@ -33,13 +33,19 @@ log = logging.getLogger(__name__)
 SEED_PROTOCOL_VERSION = "2024-11-05"
 
 
-def envelope(status: Any = None, error: str | None = None, code: int = 200, **extra: Any) -> JSONResponse:
-    body: dict[str, Any] = {"status": status, "error": error}
-    body.update(extra)
+def envelope(
+    status: object = None,
+    error: str | None = None,
+    code: int = 200,
+    extra: Mapping[str, object] | None = None,
+) -> JSONResponse:
+    """The seed's answer; ``extra`` adds keys beside ``status`` (a page's ``total``, ``truncated``...)."""
+    body: dict[str, object] = {"status": status, "error": error}
+    body.update(extra or {})
     return JSONResponse(body, status_code=code)
 
 
-def _environment(ws: Workspace, with_open_files: bool) -> dict[str, Any]:
+def _environment(ws: Workspace, with_open_files: bool) -> dict[str, object]:
     active, open_files = "", []
     try:
         from ..engines.editor import editor_status  # the editor model, when this build has one
@@ -48,7 +54,7 @@ def _environment(ws: Workspace, with_open_files: bool) -> dict[str, Any]:
         active, open_files = status.get("activeFile", ""), list(status.get("openFiles", []))
     except ImportError:
         pass
-    env: dict[str, Any] = {
+    env: dict[str, object] = {
         "workspaceRoot": str(ws.root),
         "activeFile": active,
         "currentDirectory": os.path.dirname(active) if active else str(ws.root),
@@ -58,7 +64,7 @@ def _environment(ws: Workspace, with_open_files: bool) -> dict[str, Any]:
     return env
 
 
-def routes(runner: ToolRunner, workspace_for: Callable[[Any], Workspace]) -> list[Route]:
+def routes(runner: ToolRunner, workspace_for: Callable[[Request], Workspace]) -> list[Route]:
     def workspace(request: Request) -> Workspace:
         return workspace_for(request)
 
@@ -138,9 +144,8 @@ def routes(runner: ToolRunner, workspace_for: Callable[[Any], Workspace]) -> lis
         except Exception:
             log.exception("tool %s failed unexpectedly on the REST door", name)
             return envelope(error=f"internal error in {name} (details are in the server log)", code=500)
-        extra = _page_fields(result)
-        if extra:
-            return envelope(status=list(result), **extra)
+        if isinstance(result, PagedList):  # the page facts go beside the items
+            return envelope(status=list(result), extra=result.page_fields())
         return envelope(status=result)
 
     methods = ["GET", "POST"]
@@ -152,13 +157,7 @@ def routes(runner: ToolRunner, workspace_for: Callable[[Any], Workspace]) -> lis
     ]
 
 
-def _page_fields(result: Any) -> dict[str, Any]:
-    """Extra envelope keys for a paged list result (total, truncated, nextOffset), if any."""
-    page = getattr(result, "page_fields", None)
-    return page() if callable(page) else {}
-
-
-def _arguments(body: Any, schema: dict[str, Any]) -> dict[str, Any]:
+def _arguments(body: object, schema: dict[str, Any]) -> dict[str, Any]:
     """The tool arguments from either body form of the seed."""
     if not isinstance(body, dict):
         raise ToolFailure(
@@ -183,7 +182,7 @@ def _arguments(body: Any, schema: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
-def _parse_json(raw: bytes) -> Any:
+def _parse_json(raw: bytes) -> object:
     if not raw.strip():
         return {}
     try:
@@ -198,8 +197,8 @@ def _parse_json(raw: bytes) -> Any:
         raise ValueError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
     for key, value in pairs:
         if key in out:
             raise ValueError(f"duplicate key {key!r}")

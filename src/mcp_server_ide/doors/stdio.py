@@ -7,14 +7,20 @@ closed, so no job, terminal or language server outlives the session.
 from __future__ import annotations
 
 import signal
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 
 from . import directlane, faststdio
 
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
 
-async def serve(server: Any, workspaces: Any, runner: Any = None) -> None:
+    from ..runner import ToolRunner
+    from ..workspaces import LocalWorkspaces
+
+
+async def serve(server: MCPServer, workspaces: LocalWorkspaces, runner: ToolRunner | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin or a SIGTERM/SIGHUP arrives. With
     ``runner``, the direct lane answers calls of small read-only tools (:mod:`.directlane`)."""
     lane = None

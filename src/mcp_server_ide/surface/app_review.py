@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import logging
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.tools.base import Tool
+
+    from ..registry import ToolSpec
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +40,7 @@ def review_html() -> str | None:
         return None
 
 
-def links_to_review(spec: Any) -> bool:
+def links_to_review(spec: ToolSpec) -> bool:
     """Whether a tool's results should offer the review view: it changes files."""
     if spec.read_only:
         return False
@@ -41,7 +49,9 @@ def links_to_review(spec: Any) -> bool:
     return spec.category in FILE_CATEGORIES or (spec.category == "journal" and spec.destructive)
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     from mcp.server.mcpserver.resources import TextResource
 
     if any(name not in runner.specs for name in NEEDED_TOOLS):
@@ -62,10 +72,10 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
             meta={"ui": {"prefersBorder": True, "csp": {"connectDomains": [], "resourceDomains": []}}},
         )
     )
-    if getattr(runner, "read_only", False):
+    if runner.read_only:
         return  # no tool changes files: nothing to point at the view
 
-    def link(spec: Any, sdk: Any) -> None:
+    def link(spec: ToolSpec, sdk: Tool) -> None:
         if not links_to_review(spec):
             return
         meta = dict(sdk.meta or {})

@@ -15,50 +15,59 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp.shared.subscriptions import (
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
+    ServerEvent,
     ToolsListChanged,
 )
 
 from . import lowlevel
+from .state import state_of
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.context import CallNext, HandlerResult
+    from mcp.server.session import ServerSession
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import AnyContext, RequestContext
 
 log = logging.getLogger(__name__)
 
-ATTR = "_ide_clients"
-TRANSPARENT = "_ide_transparent"
-"""Set on a middleware that only observes: the stdio direct lane (doors/directlane.py) may skip it."""
-
 
 class Clients:
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: MCPServer) -> None:
         self.server = server
-        self.sessions: dict[int, Any] = {}
+        self.sessions: dict[int, ServerSession] = {}
         """id(connection) -> the latest ServerSession seen on it (2025 era, with a standalone channel)."""
         self.loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._recent: dict[str, float] = {}
         self._on_close: list[Callable[[int], None]] = []
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # -- who is connected ------------------------------------------------------------------
-    def note(self, ctx: Any) -> None:
+    def note(self, ctx: AnyContext) -> None:
         with contextlib.suppress(RuntimeError):
             self.loop = asyncio.get_running_loop()
-        connection = lowlevel.connection_of(ctx)
+        session = lowlevel.session_of(ctx)
+        connection = lowlevel.session_connection(session)
         if (
-            connection is None
+            session is None
+            or connection is None
             or lowlevel.is_modern(ctx)
-            or not getattr(connection, "has_standalone_channel", False)
+            or not connection.has_standalone_channel
         ):
             return
         key = id(connection)
         with self._lock:
             first = key not in self.sessions
-            self.sessions[key] = ctx.session
+            self.sessions[key] = session
         if first:
             lowlevel.on_connection_close(ctx, lambda: self._closed(key))
 
@@ -74,12 +83,17 @@ class Clients:
     def on_close(self, callback: Callable[[int], None]) -> None:
         self._on_close.append(callback)
 
-    def connected(self) -> list[Any]:
+    def connected(self) -> list[ServerSession]:
         with self._lock:
             return list(self.sessions.values())
 
     # -- telling them ----------------------------------------------------------------------
-    def post(self, make: Callable[[], Awaitable[Any]]) -> None:
+    def session(self, key: int) -> ServerSession | None:
+        """The session of the connection ``id(connection)``, while it is connected."""
+        with self._lock:
+            return self.sessions.get(key)
+
+    def post(self, make: Callable[[], Awaitable[None]]) -> None:
         """Run ``make()`` on the server's loop, from any thread."""
         loop = self.loop
         if loop is None or loop.is_closed():
@@ -95,7 +109,9 @@ class Clients:
         else:
             asyncio.run_coroutine_threadsafe(_quiet(make), loop)
 
-    def broadcast(self, event: Any, *, sessions: list[Any] | None = None, debounce: float = 0.0) -> None:
+    def broadcast(
+        self, event: ServerEvent, *, sessions: list[ServerSession] | None = None, debounce: float = 0.0
+    ) -> None:
         """Send a change event to every 2025-era client (or the given sessions only) and publish it
         to 2026-era ``subscriptions/listen`` streams (which filter by what each one asked for)."""
         key = repr(event)
@@ -118,8 +134,10 @@ class Clients:
         self.post(send)
 
 
-async def _send_one(session: Any, event: Any) -> None:
+async def _send_one(session: ServerSession, event: ServerEvent) -> None:
     connection = lowlevel.session_connection(session)
+    if connection is None:
+        return
     if isinstance(event, ToolsListChanged):
         await connection.send_tool_list_changed()
     elif isinstance(event, ResourcesListChanged):
@@ -130,27 +148,29 @@ async def _send_one(session: Any, event: Any) -> None:
         await connection.send_resource_updated(event.uri)
 
 
-async def _quiet(make: Callable[[], Awaitable[Any]]) -> None:
+async def _quiet(make: Callable[[], Awaitable[None]]) -> None:
     try:
         await make()
     except Exception:
         log.debug("background notification failed", exc_info=True)
 
 
-def clients(server: Any) -> Clients:
-    found = getattr(server, ATTR, None)
-    if found is None:
-        found = Clients(server)
-        setattr(server, ATTR, found)
-    return found
+def clients(server: MCPServer) -> Clients:
+    """The connected clients of ``server`` (kept in its :class:`~.state.ServerState`)."""
+    state = state_of(server)
+    if state.clients is None:
+        state.clients = Clients(server)
+    return state.clients
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     registry = clients(server)
 
-    async def note_client(ctx: Any, call_next: Any) -> Any:
+    async def note_client(ctx: RequestContext, call_next: CallNext) -> HandlerResult:
         registry.note(ctx)
         return await call_next(ctx)
 
-    setattr(note_client, TRANSPARENT, True)  # the lane answers only on a connection already noted
     server.middleware.append(note_client)
+    state_of(server).transparent.append(note_client)  # the lane answers only on a connection already noted

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, cast
 
 import anyio
 from mcp_types import (
@@ -29,11 +29,22 @@ from mcp_types import (
 
 from . import lowlevel
 
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+    from ..workspace import Workspace
+    from .lowlevel import RequestContext
+
 log = logging.getLogger(__name__)
 
 MAX_VALUES = 100
 
-Completer = Callable[[Any, str, dict[str, str]], Any]
+SyncCompleter = Callable[["Workspace", str, dict[str, str]], Iterable[str]]
+AsyncCompleter = Callable[["Workspace", str, dict[str, str]], Awaitable[Iterable[str]]]
+Completer = SyncCompleter | AsyncCompleter
+"""``fn(ws, value, context_arguments) -> candidates`` (or a coroutine function giving them)."""
 _TABLE: dict[tuple[str, str, str], Completer] = {}
 
 
@@ -74,10 +85,12 @@ def ranked(candidates: list[str], value: str) -> list[str]:
     return buckets[0] + buckets[1] + buckets[2]
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     from mcp.server.mcpserver import Context
 
-    async def complete(ctx: Any, params: CompleteRequestParams) -> CompleteResult:
+    async def complete(ctx: RequestContext, params: CompleteRequestParams) -> CompleteResult:
         ref = params.ref
         if isinstance(ref, PromptReference):
             fn = find("prompt", ref.name, params.argument.name)
@@ -92,13 +105,13 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
         chosen = dict(params.context.arguments or {}) if params.context is not None else {}
         try:
             if inspect.iscoroutinefunction(fn):
-                values = await fn(ws, value, chosen)
+                values = await cast("AsyncCompleter", fn)(ws, value, chosen)
             else:
-                values = await anyio.to_thread.run_sync(fn, ws, value, chosen)
+                values = await anyio.to_thread.run_sync(cast("SyncCompleter", fn), ws, value, chosen)
         except Exception:
             log.exception("completion of %s failed", params.argument.name)
             values = []
-        values = list(values or [])
+        values = [str(v) for v in values or ()]
         return CompleteResult(
             completion=Completion(
                 values=values[:MAX_VALUES], total=len(values), has_more=len(values) > MAX_VALUES

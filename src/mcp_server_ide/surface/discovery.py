@@ -19,7 +19,7 @@ import logging
 import os
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 from mcp.shared.subscriptions import ToolsListChanged
@@ -31,9 +31,19 @@ from mcp_types import (
     TextContent,
 )
 
+from ..registry import ToolSpec
 from ..workspace import Workspace
 from . import lowlevel
 from .clients import clients
+from .state import state_of
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.context import HandlerResult
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import Handler, Previous, RequestContext
 
 log = logging.getLogger(__name__)
 
@@ -107,8 +117,8 @@ class Features:
             return self._value
 
 
-def missing(spec: Any, features: frozenset[str]) -> list[str]:
-    return [r for r in getattr(spec, "requires", ()) if r not in features]
+def missing(spec: ToolSpec, features: frozenset[str]) -> list[str]:
+    return [r for r in spec.requires if r not in features]
 
 
 def unavailable_text(name: str, needs: list[str]) -> str:
@@ -118,14 +128,17 @@ def unavailable_text(name: str, needs: list[str]) -> str:
     return f"{lead}: {name} needs a workspace with {what} (rule: tools appear when the workspace supports them); {hint}"
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     from mcp.server.mcpserver import Context
 
     registry = clients(server)
-    gated = any(getattr(s, "requires", ()) for s in runner.specs.values())
-    state: dict[str, Any] = {"shown": None, "poller": None}
+    gated = any(s.requires for s in runner.specs.values())
+    shown_last: frozenset[str] | None = None
+    poller: asyncio.Task[None] | None = None
 
-    def ws_of(ctx: Any) -> Workspace:
+    def ws_of(ctx: RequestContext) -> Workspace:
         return workspace_for(Context(request_context=ctx, mcp_server=server))
 
     async def features_of(ws: Workspace, fresh: bool = False) -> frozenset[str]:
@@ -135,15 +148,16 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
         return frozenset(n for n, s in runner.specs.items() if not missing(s, features))
 
     async def recheck(ws: Workspace) -> None:
+        nonlocal shown_last
         now = visible(await features_of(ws, fresh=True))
-        if state["shown"] is not None and now != state["shown"]:
+        if shown_last is not None and now != shown_last:
             log.info("workspace features changed; announcing tools/list_changed")
             registry.broadcast(ToolsListChanged())
-        state["shown"] = now
+        shown_last = now
 
     def ensure_poller(ws: Workspace) -> None:
-        task = state["poller"]
-        if task is not None and not task.done():
+        nonlocal poller
+        if poller is not None and not poller.done():
             return
 
         async def poll() -> None:
@@ -155,17 +169,21 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
                     log.debug("feature re-check failed", exc_info=True)
 
         with contextlib.suppress(RuntimeError):
-            state["poller"] = asyncio.get_running_loop().create_task(poll())
+            poller = asyncio.get_running_loop().create_task(poll())
 
-    def list_tools(previous: Any) -> Any:
-        async def handler(ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+    def list_tools(previous: Previous) -> Handler[PaginatedRequestParams]:
+        assert previous is not None, "the SDK serves tools/list"
+
+        async def handler(ctx: RequestContext, params: PaginatedRequestParams | None) -> HandlerResult:
+            nonlocal shown_last
             result = await previous(ctx, params)
             if not gated:
                 return result
+            result = lowlevel.expect(ListToolsResult, result)
             ws = ws_of(ctx)
             features = await features_of(ws)
             shown = visible(features)
-            state["shown"] = shown
+            shown_last = shown
             ensure_poller(ws)
             return result.model_copy(
                 update={"tools": [t for t in result.tools if t.name in shown or t.name not in runner.specs]}
@@ -173,11 +191,13 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
 
         return handler
 
-    def call_tool(previous: Any) -> Any:
-        async def handler(ctx: Any, params: CallToolRequestParams) -> Any:
+    def call_tool(previous: Previous) -> Handler[CallToolRequestParams]:
+        assert previous is not None, "the SDK serves tools/call"
+
+        async def handler(ctx: RequestContext, params: CallToolRequestParams) -> HandlerResult:
             spec = runner.specs.get(params.name)
             ws = None
-            if gated and spec is not None and getattr(spec, "requires", ()):
+            if gated and spec is not None and spec.requires:
                 ws = ws_of(ctx)
                 needs = missing(spec, await features_of(ws))
                 if needs:
@@ -201,4 +221,4 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
     lowlevel.advertise_list_changed(server)
     lowlevel.replace_request(server, "tools/list", PaginatedRequestParams, list_tools)
     lowlevel.replace_request(server, "tools/call", CallToolRequestParams, call_tool)
-    server._ide_recheck_tools = recheck
+    state_of(server).recheck_tools = recheck

@@ -4,9 +4,17 @@ and HTTP alike, as VS Code's MCP guide allows)."""
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp_types import Icon
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.tools.base import Tool
+
+    from ..registry import ToolSpec
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
 
 _FRAME = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="{color}" '
@@ -46,12 +54,14 @@ def icon(kind: str) -> list[Icon]:
     return [Icon(src=src, mime_type="image/svg+xml", sizes=["any"])]
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     from . import lowlevel
 
     lowlevel.lowlevel(server).icons = icon("server")
 
-    def add_icon(spec: Any, sdk_tool: Any) -> None:
+    def add_icon(spec: ToolSpec, sdk_tool: Tool) -> None:
         if sdk_tool.icons is None:
             sdk_tool.icons = icon(spec.category)
 

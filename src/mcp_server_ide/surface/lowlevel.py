@@ -16,43 +16,93 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
+from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.mcpserver import Context
+from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
+
+from .state import state_of
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer, ServerRequestContext
+    from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+    from mcp.server.context import HandlerResult
+    from mcp.server.models import InitializationOptions
+    from mcp.server.streamable_http import EventStore, StreamableHTTPServerTransport
+    from mcp.server.subscriptions import SubscriptionBus
+    from mcp.shared._stream_protocols import ReadStream, WriteStream
+    from mcp.shared.message import SessionMessage
+
+    from ..runner import LazyTools
+
+    RequestContext = ServerRequestContext[Any, Any]
+    """What a low-level handler gets. The SDK's handlers are generic in the server's lifespan and
+    transport request types; ours serve any server, so both are ``Any`` (as the SDK advises for
+    reusable middleware)."""
+    AnyContext = Context[Any, Any] | ServerRequestContext[Any, Any]
+    """A tool's ``Context`` or a low-level handler's context: the helpers below take either."""
+    MessageReader = ReadStream[SessionMessage | Exception]
+    MessageWriter = WriteStream[SessionMessage]
+    """The SDK's message streams a server is run on (as its ``stdio_server()`` gives them)."""
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Any, Any], Awaitable[Any]]
+P = TypeVar("P", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
+
+Handler = Callable[["RequestContext", P], Awaitable["HandlerResult"]]
+"""A request handler: ``(ctx, params) -> result``, ``params`` validated as the method's model."""
+Previous = Handler[Any] | None
+"""The handler being replaced (None: there was none). The SDK stores handlers with their params type
+erased, so it takes ``Any`` params; it is only ever called with the params of its own method."""
+NotificationHandler = Callable[["RequestContext", P], Awaitable[None]]
 
 
-def lowlevel(server: Any) -> Server[Any]:
-    """The low-level ``Server`` inside an ``MCPServer``."""
+def lowlevel(server: MCPServer) -> Server[Any]:
+    """The low-level ``Server`` inside an ``MCPServer`` (its lifespan type is the server's: any)."""
     return server._lowlevel_server
 
 
-def bus(server: Any) -> Any:
+def bus(server: MCPServer) -> SubscriptionBus:
     """The server's ``SubscriptionBus`` (2026-07-28 ``subscriptions/listen`` fan-out)."""
     return server._subscriptions
 
 
 def replace_request(
-    server: Any, method: str, params_type: type, make: Callable[[Handler | None], Handler]
+    server: MCPServer,
+    method: str,
+    params_type: type[P],
+    make: Callable[[Previous], Handler[P]],
 ) -> None:
-    """Install ``make(previous)`` as the handler of ``method``; ``previous`` is the SDK's own (or None)."""
+    """Install ``make(previous)`` as the handler of ``method``; ``previous`` is the SDK's own (or None).
+    :func:`expect` narrows what ``previous`` returns to its method's result model."""
     low = lowlevel(server)
     entry = low.get_request_handler(method)
     previous = entry.handler if entry is not None else None
     low.add_request_handler(method, params_type, make(previous))
 
 
-def add_notification(server: Any, method: str, params_type: type, handler: Handler) -> None:
+def expect(result_type: type[R], result: HandlerResult) -> R:
+    """The result of a previous handler as the model its method answers with (the SDK's handlers
+    return that model; a plain dict is validated into it)."""
+    if isinstance(result, result_type):
+        return result
+    return result_type.model_validate(result if isinstance(result, dict) else dict(result or {}))
+
+
+def add_notification(
+    server: MCPServer, method: str, params_type: type[P], handler: NotificationHandler[P]
+) -> None:
     """Add a notification handler, keeping any handler already registered for ``method``."""
     low = lowlevel(server)
     entry = low.get_notification_handler(method)
     previous = entry.handler if entry is not None else None
 
-    async def both(ctx: Any, params: Any) -> None:
+    async def both(ctx: RequestContext, params: P) -> None:
         if previous is not None:
             await previous(ctx, params)
         await handler(ctx, params)
@@ -60,58 +110,65 @@ def add_notification(server: Any, method: str, params_type: type, handler: Handl
     low.add_notification_handler(method, params_type, both)
 
 
-def advertise_list_changed(server: Any) -> None:
+def advertise_list_changed(server: MCPServer) -> None:
     """Advertise ``listChanged`` for tools, prompts and resources on the 2025 (handshake) era.
 
     The 2026 era derives these flags from ``subscriptions/listen`` being served; the
     handshake era takes them from ``NotificationOptions``, which ``MCPServer`` never passes.
     """
+    state = state_of(server)
+    if state.list_changed_advertised:
+        return
+    state.list_changed_advertised = True
     low = lowlevel(server)
     original = low.create_initialization_options
-    if getattr(original, "_ide_list_changed", False):
-        return
 
     @functools.wraps(original)
-    def create(notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any) -> Any:
+    def create(
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
         options = notification_options or NotificationOptions(
             prompts_changed=True, resources_changed=True, tools_changed=True
         )
-        return original(options, *args, **kwargs)
+        return original(options, experimental_capabilities, extensions)
 
-    create._ide_list_changed = True  # type: ignore[attr-defined]
-    low.create_initialization_options = create  # type: ignore[method-assign]
-
-
-def request_context(ctx: Any) -> Any:
-    """The low-level ``ServerRequestContext`` from either an ``MCPServer`` ``Context`` or itself."""
-    inner = getattr(ctx, "_request_context", None)
-    return inner if inner is not None else ctx
+    low.create_initialization_options = create  # on the instance: the SDK has no switch (see above)
 
 
-def session_of(ctx: Any) -> Any:
-    return getattr(request_context(ctx), "session", None)
+def request_context(ctx: AnyContext) -> ServerRequestContext[Any, Any] | None:
+    """The low-level ``ServerRequestContext`` of an ``MCPServer`` ``Context``, or ``ctx`` itself."""
+    return ctx._request_context if isinstance(ctx, Context) else ctx
 
 
-def connection_of(ctx: Any) -> Any:
+def session_of(ctx: AnyContext) -> ServerSession | None:
+    inner = request_context(ctx)
+    return inner.session if inner is not None else None
+
+
+def connection_of(ctx: AnyContext) -> Connection | None:
     """The ``Connection`` a request arrived on (its standalone channel, session id, state)."""
     return session_connection(session_of(ctx))
 
 
-def session_connection(session: Any) -> Any:
+def session_connection(session: ServerSession | None) -> Connection | None:
     """The ``Connection`` under a ``ServerSession`` (None for anything else)."""
-    return getattr(session, "_connection", None)
+    found = getattr(session, "_connection", None)
+    return found if isinstance(found, Connection) else None
 
 
-def protocol_version(ctx: Any) -> str | None:
-    return getattr(request_context(ctx), "protocol_version", None)
+def protocol_version(ctx: AnyContext) -> str | None:
+    inner = request_context(ctx)
+    return inner.protocol_version if inner is not None else None
 
 
-def is_modern(ctx: Any) -> bool:
+def is_modern(ctx: AnyContext) -> bool:
     """True on the 2026-07-28 era: no server-to-client requests, input comes as ``InputRequiredResult``."""
     return protocol_version(ctx) in MODERN_PROTOCOL_VERSIONS
 
 
-def session_key(ctx: Any) -> str | None:
+def session_key(ctx: AnyContext) -> str | None:
     """A stable key for the client session a request belongs to, or None when there is none.
 
     Streamable HTTP sessions have an id; a stdio (or in-memory) handshake connection is one
@@ -120,51 +177,51 @@ def session_key(ctx: Any) -> str | None:
     connection = connection_of(ctx)
     if connection is None:
         return None
-    sid = getattr(connection, "session_id", None)
+    sid = connection.session_id
     if sid:
         return f"http:{sid}"
-    if is_modern(ctx) or not getattr(connection, "has_standalone_channel", False):
+    if is_modern(ctx) or not connection.has_standalone_channel:
         return None
     return connection_key(connection)
 
 
-def connection_key(connection: Any) -> str:
+def connection_key(connection: Connection) -> str:
     """The session key of a 2025-era connection without a session id (stdio, in-memory)."""
     return f"conn:{id(connection)}"
 
 
-def on_connection_close(ctx: Any, callback: Callable[[], Any]) -> bool:
+def on_connection_close(ctx: AnyContext, callback: Callable[[], object]) -> bool:
     """Run ``callback`` when the request's connection closes. False when the connection has no teardown."""
     connection = connection_of(ctx)
-    stack = getattr(connection, "exit_stack", None)
-    if stack is None:
+    if connection is None:
         return False
-    stack.callback(callback)
+    connection.exit_stack.callback(callback)
     return True
 
 
-def connection_state(ctx: Any) -> dict[str, Any] | None:
-    """Per-connection scratch state (persists across requests on one handshake connection)."""
+def connection_state(ctx: AnyContext) -> dict[str, Any] | None:
+    """Per-connection scratch state (persists across requests on one handshake connection); the
+    SDK's ``Connection.state`` is a ``dict[str, Any]``."""
     connection = connection_of(ctx)
-    return getattr(connection, "state", None)
+    return connection.state if connection is not None else None
 
 
-def per_session_event_stores(server: Any, make_store: Callable[[], Any]) -> None:
+def per_session_event_stores(server: MCPServer, make_store: Callable[[], EventStore]) -> None:
     """Give each new Streamable HTTP session an event store of its own (the SDK shares one store
     among all sessions, whose stream names collide: see :mod:`..doors.eventstore`)."""
     manager = server.session_manager
     admit = manager._admit_session
 
-    def admit_with_store(requestor: Any) -> Any:
+    def admit_with_store(requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
         transport = admit(requestor)
         if transport is not None:
             transport._event_store = make_store()
         return transport
 
-    manager._admit_session = admit_with_store
+    manager._admit_session = admit_with_store  # the SDK has no per-session store: wrap its admission
 
 
-def sdk_middleware_kind(middleware: Any) -> str | None:
+def sdk_middleware_kind(middleware: object) -> str | None:
     """Which of the SDK's own request middlewares this is: ``"tracing"`` (OpenTelemetry spans),
     ``"request-state"`` (2026-era ``requestState`` sealing), or None for any other."""
     from mcp.server._otel import OpenTelemetryMiddleware
@@ -177,12 +234,13 @@ def sdk_middleware_kind(middleware: Any) -> str | None:
     return None
 
 
-def use_tool_table(server: Any, tools: Any) -> None:
-    """Serve ``tools`` (a mapping of name to SDK ``Tool``, e.g. ``runner.LazyTools``) as the server's tools."""
-    server._tool_manager._tools = tools
+def use_tool_table(server: MCPServer, tools: LazyTools) -> None:
+    """Serve ``tools`` (``runner.LazyTools``: a mapping of name to SDK ``Tool``) as the server's tools."""
+    # The SDK types its table as a dict; a MutableMapping is all its ToolManager uses.
+    server._tool_manager._tools = tools  # pyright: ignore[reportAttributeAccessIssue]
 
 
-def claim_stdio(fd: int) -> tuple[Any, Callable[[], None] | None]:
+def claim_stdio(fd: int) -> tuple[BinaryIO, Callable[[], None] | None]:
     """Claim stdin (0) or stdout (1) exactly as the SDK's ``stdio_server()`` does.
 
     Gives the binary file the protocol is served on and a ``release`` to call when done (None when
@@ -200,7 +258,11 @@ def claim_stdio(fd: int) -> tuple[Any, Callable[[], None] | None]:
     raise ValueError(f"only stdin (0) and stdout (1) can be claimed, not fd {fd}")
 
 
-async def serve_streams(server: Any, read_stream: Any, write_stream: Any) -> None:
+async def serve_streams(
+    server: MCPServer,
+    read_stream: MessageReader,
+    write_stream: MessageWriter,
+) -> None:
     """Run ``server`` (an ``MCPServer``) on a pair of SDK message streams until they close."""
     low = lowlevel(server)
     await low.run(read_stream, write_stream, low.create_initialization_options())

@@ -6,25 +6,34 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
+
+from ..extensions import install_of
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
 
 log = logging.getLogger(__name__)
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     from .. import plugin
 
-    own = tuple(getattr(options, "plugins", None) or [])
+    own = tuple(options.plugins)
     for reg in plugin.REGISTRATIONS:
         module = getattr(reg.fn, "__module__", "")
         if not any(module == p or module.startswith(p + ".") for p in own):
             continue  # loaded by another server in this process, not one of this server's plugins
         if reg.kind == "resource":
-            server.resource(*reg.args, **reg.kwargs)(reg.fn)
-        elif reg.kind == "prompt":
-            server.prompt(*reg.args, **reg.kwargs)(reg.fn)
-    for name in getattr(options, "plugins", None) or []:
-        module = importlib.import_module(name)
-        hook = getattr(module, "install", None)
-        if callable(hook):
+            server.resource(reg.uri, **reg.kwargs)(reg.fn)
+        else:
+            server.prompt(reg.name, **reg.kwargs)(reg.fn)
+    for name in options.plugins:
+        hook = install_of(importlib.import_module(name))
+        if hook is not None:
             hook(server, runner, workspace_for, options)

@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import contextvars
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
-from mcp_types import CallToolRequestParams
+from mcp_types import CallToolRequestParams, ProgressToken
 
 from . import lowlevel
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.context import HandlerResult
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import Handler, Previous, RequestContext
 
 FIRST_AFTER = 1.0
 EVERY = 1.0
@@ -31,21 +39,25 @@ def reported() -> None:
         flag[0] = True
 
 
-def _token(params: CallToolRequestParams) -> Any:
-    meta = params.meta
-    if isinstance(meta, dict):
-        return meta.get("progress_token", meta.get("progressToken"))
-    return getattr(meta, "progress_token", None)
+def _token(params: CallToolRequestParams) -> ProgressToken | None:
+    meta = params.meta  # a TypedDict: a dict at run time
+    if meta is None:
+        return None
+    return meta.get("progress_token", meta.get("progressToken"))
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
-    def call_tool(previous: Any) -> Any:
-        async def handler(ctx: Any, params: CallToolRequestParams) -> Any:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
+    def call_tool(previous: Previous) -> Handler[CallToolRequestParams]:
+        assert previous is not None, "the SDK serves tools/call"
+
+        async def handler(ctx: RequestContext, params: CallToolRequestParams) -> HandlerResult:
             if _token(params) is None:
                 return await previous(ctx, params)
             own = [False]
             _OWN.set(own)
-            result: Any = None
+            result: HandlerResult = None
             start = time.monotonic()
 
             async def heartbeat(scope: anyio.CancelScope) -> None:

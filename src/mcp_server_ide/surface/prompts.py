@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -30,7 +30,14 @@ from ..workspace import Workspace
 from .completion import completer, ranked
 from .icons import icon
 
-gitquery = LazyModule("mcp_server_ide.engines.git.query")
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from ..engines.git import query as gitquery
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+else:
+    gitquery = LazyModule("mcp_server_ide.engines.git.query")
 
 MAX_DIFF = 120_000
 SKIP = frozenset({".git", "node_modules", "dist", "__pycache__", ".venv", "venv", ".tox", "build"})
@@ -157,10 +164,12 @@ def _file_resource(ws: Workspace, rel: str) -> EmbeddedResource:
     )
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     @server.prompt(title="Review working-tree changes", icons=icon("git"))
     async def review_changes(
-        ctx: Context,
+        ctx: Context,  # the SDK finds the context parameter by this annotation at run time
         path: Annotated[str, Field(description="Only changes under this file or folder (optional).")] = "",
         base: Annotated[
             str, Field(description="Compare with this branch or commit instead of HEAD (optional).")

@@ -24,7 +24,7 @@ import posixpath
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -48,6 +48,14 @@ from ..registry import ToolFailure
 from ..workspace import Workspace
 from . import lowlevel
 from .completion import completer, ranked
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.context import HandlerResult
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import Handler, Previous, RequestContext
 
 PAGE_SIZE = 200
 MAX_BLOB_BYTES = 8 * 1024 * 1024
@@ -95,7 +103,9 @@ class ContextResource:
 CONTEXT: dict[str, ContextResource] = {}
 
 
-def context_resource(uri: str, *, name: str, title: str, description: str, mime_type: str = "text/plain"):
+def context_resource(
+    uri: str, *, name: str, title: str, description: str, mime_type: str = "text/plain"
+) -> Callable[[Callable[[Workspace], str]], Callable[[Workspace], str]]:
     def register(fn: Callable[[Workspace], str]) -> Callable[[Workspace], str]:
         CONTEXT[uri] = ContextResource(uri, name, title, description, mime_type, fn)
         return fn
@@ -131,7 +141,7 @@ def _problems(ws: Workspace) -> str:
     return json.dumps(_collect_problems(ws), indent=1)
 
 
-def _collect_problems(ws: Workspace) -> dict[str, Any]:
+def _collect_problems(ws: Workspace) -> dict[str, object]:
     """Diagnostics from the language-server engine when it is running; nothing is started for this."""
     try:
         from ..engines import lsp
@@ -295,7 +305,7 @@ def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tup
     yield from walk(str(root), (), after)
 
 
-def _encode_cursor(data: dict[str, Any]) -> str:
+def _encode_cursor(data: dict[str, object]) -> str:
     return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode()
 
 
@@ -379,14 +389,16 @@ def complete_path(ws: Workspace, value: str, chosen: dict[str, str]) -> list[str
 # ----------------------------------------------------------------------------- install
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     from mcp.server.mcpserver import Context
 
-    def ws_of(ctx: Any) -> Workspace:
+    def ws_of(ctx: RequestContext) -> Workspace:
         return workspace_for(Context(request_context=ctx, mcp_server=server))
 
-    def list_resources(previous: Any) -> Any:
-        async def handler(ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
+    def list_resources(previous: Previous) -> Handler[PaginatedRequestParams]:
+        async def handler(ctx: RequestContext, params: PaginatedRequestParams | None) -> ListResourcesResult:
             ws = ws_of(ctx)
             cursor = _decode_cursor(params.cursor) if params is not None and params.cursor else None
             first: list[Resource] = []
@@ -402,14 +414,16 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
                     for c in CONTEXT.values()
                 ]
                 if previous is not None:
-                    first.extend((await previous(ctx, params)).resources)
+                    first.extend(lowlevel.expect(ListResourcesResult, await previous(ctx, params)).resources)
             page, next_cursor = await anyio.to_thread.run_sync(files_page, ws, cursor)
             return ListResourcesResult(resources=first + page, next_cursor=next_cursor)
 
         return handler
 
-    def list_templates(previous: Any) -> Any:
-        async def handler(ctx: Any, params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
+    def list_templates(previous: Previous) -> Handler[PaginatedRequestParams]:
+        async def handler(
+            ctx: RequestContext, params: PaginatedRequestParams | None
+        ) -> ListResourceTemplatesResult:
             ws = ws_of(ctx)
             templates = [
                 ResourceTemplate(
@@ -422,13 +436,16 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
                 for i, root in enumerate(ws.roots)
             ]
             if previous is not None:
-                templates.extend((await previous(ctx, params)).resource_templates)
+                previous_result = await previous(ctx, params)
+                templates.extend(
+                    lowlevel.expect(ListResourceTemplatesResult, previous_result).resource_templates
+                )
             return ListResourceTemplatesResult(resource_templates=templates)
 
         return handler
 
-    def read_resource(previous: Any) -> Any:
-        async def handler(ctx: Any, params: ReadResourceRequestParams) -> Any:
+    def read_resource(previous: Previous) -> Handler[ReadResourceRequestParams]:
+        async def handler(ctx: RequestContext, params: ReadResourceRequestParams) -> HandlerResult:
             uri = str(params.uri)
             if uri.startswith("file:"):
                 ws = ws_of(ctx)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -27,6 +27,15 @@ from mcp_types import ListRootsRequest, ListRootsResult, NotificationParams
 
 from . import lowlevel
 from .clients import clients
+from .state import state_of
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.session import ServerSession
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import RequestContext
 
 log = logging.getLogger(__name__)
 
@@ -43,14 +52,16 @@ def paths_of(result: ListRootsResult) -> list[Path]:
     return out
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
-    extra = getattr(options, "extra", None) or {}
-    workspaces = extra.get("workspaces")
-    adopt = getattr(workspaces, "adopt_roots", None)
-    registry = clients(server)
-    tasks: set[asyncio.Task[Any]] = set()
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
+    from mcp.server.mcpserver import Context
 
-    async def refresh(session: Any) -> None:
+    workspaces = options.workspaces
+    registry = clients(server)
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def refresh(ctx: RequestContext, session: ServerSession) -> None:
         caps = session.client_capabilities
         if caps is None or caps.roots is None:
             return
@@ -63,35 +74,34 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
             return
         roots = paths_of(result)
         log.info("client roots: %s", [str(r) for r in roots])
-        if adopt is None or not roots:
+        if workspaces is None or not roots:
             return
         # On a thread: a root that left may take its jobs and terminals with it, and they take a
         # moment to stop.
-        if await anyio.to_thread.run_sync(adopt, roots):
+        if await anyio.to_thread.run_sync(workspaces.adopt_roots, roots):
             registry.broadcast(ToolsListChanged())
             registry.broadcast(ResourcesListChanged())
-            recheck = getattr(server, "_ide_recheck_tools", None)
+            recheck = state_of(server).recheck_tools
             if recheck is not None:
                 try:
-                    await recheck(workspace_for(None))
+                    await recheck(workspace_for(Context(request_context=ctx, mcp_server=server)))
                 except Exception:
                     log.debug("feature re-check failed", exc_info=True)
 
-    def spawn(ctx: Any) -> None:
+    def spawn(ctx: RequestContext) -> None:
         # A notification handler must not wait for the client's answer inline (the read loop
         # may be the one that delivers it), so the request runs as its own task.
         if lowlevel.is_modern(ctx):
             return
         registry.note(ctx)
-        session = ctx.session
-        task = asyncio.get_running_loop().create_task(refresh(session))
+        task = asyncio.get_running_loop().create_task(refresh(ctx, ctx.session))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
-    async def on_initialized(ctx: Any, params: Any) -> None:
+    async def on_initialized(ctx: RequestContext, params: NotificationParams) -> None:
         spawn(ctx)
 
-    async def on_roots_changed(ctx: Any, params: Any) -> None:
+    async def on_roots_changed(ctx: RequestContext, params: NotificationParams) -> None:
         spawn(ctx)
 
     lowlevel.add_notification(server, "notifications/initialized", NotificationParams, on_initialized)

@@ -19,7 +19,7 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp_types import (
@@ -34,6 +34,16 @@ from ..workspace import Workspace
 from . import lowlevel
 from .clients import clients
 from .resources import CONTEXT, path_of_uri
+from .state import state_of
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from mcp.server.context import HandlerResult
+    from mcp.server.session import ServerSession
+
+    from ..runner import ToolRunner
+    from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import Handler, Previous, RequestContext
 
 log = logging.getLogger(__name__)
 
@@ -107,19 +117,30 @@ class DiskWatcher:
 class Subscriptions:
     """Who is subscribed to which URI, for one server."""
 
-    def __init__(self, server: Any, workspace_for: Any) -> None:
+    def __init__(self, server: MCPServer) -> None:
         self.server = server
-        self.workspace_for = workspace_for
         self.by_conn: dict[int, set[str]] = {}
         self.listen_uris: dict[int, set[str]] = {}
         self._lock = threading.Lock()
         self._hooked: dict[int, list[Callable[[], None]]] = {}
 
     # -- bookkeeping ------------------------------------------------------------------------
-    def add(self, conn: int, uri: str, ws: Workspace) -> None:
+    def add(self, conn: int, uri: str, ws: Workspace | None = None) -> None:
+        """Subscribe connection ``conn`` to ``uri``; with ``ws``, watch that workspace for changes."""
         with self._lock:
             self.by_conn.setdefault(conn, set()).add(uri)
-        self.watch(ws)
+        if ws is not None:
+            self.watch(ws)
+
+    def listen(self, key: int, uris: set[str]) -> None:
+        """A 2026-era ``subscriptions/listen`` stream wants ``uris`` until :meth:`unlisten`."""
+        with self._lock:
+            self.listen_uris[key] = uris
+
+    def unlisten(self, key: int) -> None:
+        with self._lock:
+            self.listen_uris.pop(key, None)
+        self._maybe_unwatch()
 
     def remove(self, conn: int, uri: str | None = None) -> None:
         with self._lock:
@@ -136,12 +157,11 @@ class Subscriptions:
                 out |= uris
             return out
 
-    def sessions_for(self, uri: str) -> list[Any]:
+    def sessions_for(self, uri: str) -> list[ServerSession]:
         registry = clients(self.server)
         with self._lock:
             conns = [c for c, uris in self.by_conn.items() if uri in uris]
-        with registry._lock:
-            return [registry.sessions[c] for c in conns if c in registry.sessions]
+        return [session for c in conns if (session := registry.session(c)) is not None]
 
     # -- watching ---------------------------------------------------------------------------
     def watch(self, ws: Workspace) -> None:
@@ -193,51 +213,49 @@ def _is_watchable(uri: str) -> bool:
     return True
 
 
-def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
+def install(
+    server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
+) -> None:
     from mcp.server.mcpserver import Context
 
-    subs = Subscriptions(server, workspace_for)
-    server._ide_subscriptions = subs
+    subs = Subscriptions(server)
+    state_of(server).subscriptions = subs
     registry = clients(server)
     registry.on_close(lambda conn: subs.remove(conn))
 
-    def ws_of(ctx: Any) -> Workspace:
+    def ws_of(ctx: RequestContext) -> Workspace:
         return workspace_for(Context(request_context=ctx, mcp_server=server))
 
-    async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+    async def subscribe(ctx: RequestContext, params: SubscribeRequestParams) -> EmptyResult:
         uri = str(params.uri)
         registry.note(ctx)
         connection = lowlevel.connection_of(ctx)
         if connection is not None:
-            if _is_watchable(uri):
-                subs.add(id(connection), uri, ws_of(ctx))
-            else:  # a plugin's resource: kept so the plugin can announce updates to it
-                with subs._lock:
-                    subs.by_conn.setdefault(id(connection), set()).add(uri)
+            # A plugin's resource is not watched: kept so the plugin can announce updates to it.
+            subs.add(id(connection), uri, ws_of(ctx) if _is_watchable(uri) else None)
         return EmptyResult()
 
-    async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
+    async def unsubscribe(ctx: RequestContext, params: UnsubscribeRequestParams) -> EmptyResult:
         connection = lowlevel.connection_of(ctx)
         if connection is not None:
             subs.remove(id(connection), str(params.uri))
         return EmptyResult()
 
-    def listen(previous: Any) -> Any:
-        async def handler(ctx: Any, params: SubscriptionsListenRequestParams) -> Any:
+    def listen(previous: Previous) -> Handler[SubscriptionsListenRequestParams]:
+        assert previous is not None, "only replaced where the SDK serves it"
+
+        async def handler(ctx: RequestContext, params: SubscriptionsListenRequestParams) -> HandlerResult:
             registry.note(ctx)
             uris = set(params.notifications.resource_subscriptions or ()) if params.notifications else set()
             key = id(params)
             if uris:
-                with subs._lock:
-                    subs.listen_uris[key] = uris
+                subs.listen(key, uris)
                 if any(_is_watchable(u) for u in uris):
                     subs.watch(ws_of(ctx))
             try:
                 return await previous(ctx, params)
             finally:
-                with subs._lock:
-                    subs.listen_uris.pop(key, None)
-                subs._maybe_unwatch()
+                subs.unlisten(key)
 
         return handler
 
@@ -251,5 +269,6 @@ def install(server: Any, runner: Any, workspace_for: Any, options: Any) -> None:
         lowlevel.replace_request(server, "subscriptions/listen", SubscriptionsListenRequestParams, listen)
 
 
-def subscriptions_of(server: Any) -> Subscriptions | None:
-    return getattr(server, "_ide_subscriptions", None)
+def subscriptions_of(server: MCPServer) -> Subscriptions | None:
+    """Who is subscribed to what on ``server`` (None until this module's ``install`` ran)."""
+    return state_of(server).subscriptions
