@@ -24,6 +24,7 @@ import functools
 import hashlib
 import json
 import logging
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -127,10 +128,14 @@ def _digest(request: Any) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(raw).digest()[:12]).decode().rstrip("=")
 
 
+_ROUNDS: weakref.WeakKeyDictionary[object, _Rounds] = weakref.WeakKeyDictionary()
+"""Each call's rounds of questions, by what the call is known by (its reporter, else the context)."""
+
+
 def _rounds(ctx: Any) -> _Rounds:
     call = current_or_none()
     holder = call.reporter if call is not None else ctx
-    rounds = getattr(holder, "_ide_rounds", None)
+    rounds = _ROUNDS.get(holder)
     if rounds is None:
         rounds = _Rounds()
         raw = getattr(ctx, "request_state", None)
@@ -142,8 +147,8 @@ def _rounds(ctx: Any) -> _Rounds:
                     rounds.asked = dict(data.get("asked") or {})
             except (ValueError, AttributeError):
                 log.debug("ignoring an unreadable requestState")
-        with contextlib.suppress(AttributeError):
-            holder._ide_rounds = rounds
+        with contextlib.suppress(TypeError):  # a holder that takes no weak reference asks afresh
+            _ROUNDS[holder] = rounds
     return rounds
 
 

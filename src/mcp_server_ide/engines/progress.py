@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import NotRequired, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, NotRequired, Protocol, TypeGuard, runtime_checkable
 
 from typing_extensions import TypedDict
 
 from ..workspace import Workspace
+
+if TYPE_CHECKING:
+    from .lsp.manager import LanguageServers
+    from .processes import Jobs
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +108,7 @@ def collect(ws: Workspace) -> list[ProgressItem]:
 
 def _language_server_items(service: object) -> list[ProgressItem]:
     """Language servers starting or loading the project (the LSP engine's own ``$/progress`` view)."""
-    manager = sys.modules.get(f"{__package__}.lsp.manager")
-    if manager is None or not isinstance(service, manager.LanguageServers):
+    if not _is_language_servers(service):
         return []
     found: list[ProgressItem] = []
     for server in list(service.servers.values()):
@@ -126,7 +129,12 @@ def _language_server_items(service: object) -> list[ProgressItem]:
     return found
 
 
-def _is_jobs(service: object) -> bool:
+def _is_jobs(service: object) -> TypeGuard[Jobs]:
     from .processes import Jobs
 
     return isinstance(service, Jobs)
+
+
+def _is_language_servers(service: object) -> TypeGuard[LanguageServers]:
+    manager = sys.modules.get(f"{__package__}.lsp.manager")  # never loaded here: only if in use
+    return manager is not None and isinstance(service, manager.LanguageServers)
