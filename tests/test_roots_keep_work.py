@@ -9,44 +9,14 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_types import ListRootsResult, Root
 
 from mcp_server_ide.server import ServerOptions
 from mcp_server_ide.workspace import Policy
 
-from .support.results import payload
+from .support.roots import RootsClient
+from .support.roots import call as _call
 
 pytestmark = pytest.mark.anyio
-
-
-class RootsClient:
-    """What the client announces, and a count of the tool-list changes the server sends back (one
-    per change of roots, sent once the server has finished following it)."""
-
-    def __init__(self, roots: list[Path]) -> None:
-        self.roots = roots
-        self.list_changes = 0
-
-    async def list_roots(self, ctx: Any) -> ListRootsResult:
-        return ListRootsResult(roots=[Root(uri=r.as_uri(), name=r.name) for r in self.roots])
-
-    async def on_message(self, message: Any) -> None:
-        if type(message).__name__ == "ToolListChangedNotification":
-            self.list_changes += 1
-
-    async def change(self, client: Any, roots: list[Path]) -> None:
-        seen = self.list_changes
-        self.roots = roots
-        await client.send_roots_list_changed()
-        with anyio.fail_after(30):
-            while self.list_changes == seen:
-                await anyio.sleep(0.02)
-
-
-async def _call(client: Any, tool: str, args: dict[str, Any]) -> Any:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, f"{tool}: {result.content[0].text}"
-    return payload(result)
 
 
 async def _job(client: Any, job_id: str) -> dict[str, Any]:

@@ -162,6 +162,11 @@ class ActionWork:
             for w in running
         ]
 
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays, its work running on: each piece holds what it acts on since it started (a file, the
+        repository), and a write it makes outside the new roots is refused like any other."""
+        return True
+
     def close(self) -> None:
         with self._lock:
             running = list(self._work.values())

@@ -41,7 +41,12 @@ class RopeService:
         from rope.base.project import Project
 
         self.lock = threading.Lock()
+        self.root = ws.root
         self.project = Project(str(ws.root), ropefolder=None, ignored_resources=IGNORED, save_history=False)
+
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays while the primary root, the rope project's folder, is still the first."""
+        return roots[0] == self.root
 
     def close(self) -> None:
         self.project.close()

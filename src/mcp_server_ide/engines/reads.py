@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from pathlib import Path
 
 from ..call import current_or_none
 from ..workspace import Workspace
@@ -26,6 +27,7 @@ class SessionReads:
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
+        self.root = ws.root
         self._seen: OrderedDict[str, set[str]] = OrderedDict()
         self._lock = threading.Lock()
         self._unsubscribe = subscribe(ws, self._on_change)
@@ -47,6 +49,11 @@ class SessionReads:
     def forget_session(self, session: str) -> None:
         with self._lock:
             self._seen.pop(session, None)
+
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays while the primary root is the same: the paths seen are relative to it (a new primary
+        root would give them other files, so then the workspace starts a fresh record)."""
+        return roots[0] == self.root
 
     def _on_change(self, change: FileChange) -> None:
         if change.after is not None and current_or_none() is not None:

@@ -16,9 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -106,7 +108,7 @@ class Features:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self._lock = threading.Lock()
-        self._at = 0.0
+        self._at = -math.inf
         self._value: frozenset[str] = frozenset()
 
     def get(self, fresh: bool = False) -> frozenset[str]:
@@ -115,6 +117,12 @@ class Features:
                 self._value = detect(self.ws)
                 self._at = time.monotonic()
             return self._value
+
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays; the features are of every root, so the next :meth:`get` detects them again."""
+        with self._lock:
+            self._at = -math.inf
+        return True
 
 
 def missing(spec: ToolSpec, features: frozenset[str]) -> list[str]:

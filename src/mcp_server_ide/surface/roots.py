@@ -5,8 +5,9 @@ first root is where relative paths resolve; the others are reachable by their fo
 (``other-root/src/x.py``), as the sandbox does for multi-root workspaces. The roots are asked
 for (``roots/list``) once the client says it is initialized, and again whenever it says they
 changed. With ``--workspace`` the named folder stays the workspace whatever the client says.
-A change keeps the work of the roots still there (jobs, terminals, language servers of the
-primary root) and stops what belonged to a root that left (``Workspace.set_roots``).
+A change keeps the work of the roots still there (jobs, terminals, resource subscriptions, and
+the primary root's editor model, language servers, repository and session reads) and stops what
+belonged to a root that left (``Workspace.set_roots``).
 
 Roots are a 2025-era feature (the server asks the client); the 2026-07-28 protocol deprecates
 them and forbids server-to-client requests outside a call, so there the workspace stays as

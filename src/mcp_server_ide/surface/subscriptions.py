@@ -55,7 +55,10 @@ ChangeListener = Callable[[str, Path], None]
 
 
 class DiskWatcher:
-    """Per-workspace service: a watchfiles thread over every root, started on first listener."""
+    """Per-workspace service: a watchfiles thread over every root, running while anyone listens.
+
+    When the roots change it stays, listeners and all, and the watch moves to the new roots
+    (:meth:`follow_roots`): a subscription made before the change keeps getting disk events."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
@@ -63,15 +66,14 @@ class DiskWatcher:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._watching: list[Path] = []
         self.ready = threading.Event()
 
     def listen(self, listener: ChangeListener) -> Callable[[], None]:
         with self._lock:
             self._listeners.append(listener)
             if self._thread is None:
-                self._stop.clear()
-                self._thread = threading.Thread(target=self._run, name="mcp-ide-watch", daemon=True)
-                self._thread.start()
+                self._start()
 
         def stop() -> None:
             with self._lock:
@@ -83,7 +85,24 @@ class DiskWatcher:
 
         return stop
 
-    def _run(self) -> None:
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays: a running watch is replaced by one over ``roots`` (the listeners are kept)."""
+        with self._lock:
+            if self._thread is not None and roots != self._watching:
+                self._stop.set()
+                self._start()
+        return True
+
+    def _start(self) -> None:
+        """A watch thread over the current roots, with its own stop event (call holding the lock)."""
+        self._stop = threading.Event()
+        self._watching = list(self.ws.roots)
+        self._thread = threading.Thread(
+            target=self._run, args=(list(self._watching), self._stop), name="mcp-ide-watch", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, roots: list[Path], stop: threading.Event) -> None:
         import watchfiles
 
         kinds = {
@@ -91,16 +110,14 @@ class DiskWatcher:
             watchfiles.Change.modified: "modified",
             watchfiles.Change.deleted: "deleted",
         }
-        roots = [str(r) for r in self.ws.roots]
-        stop = self._stop
         try:
             self.ready.set()
             for batch in watchfiles.watch(
-                *roots, stop_event=stop, debounce=150, step=50, rust_timeout=500, yield_on_timeout=True,
-                raise_interrupt=False,
+                *(str(r) for r in roots), stop_event=stop, debounce=150, step=50, rust_timeout=500,
+                yield_on_timeout=True, raise_interrupt=False,
             ):  # fmt: skip
                 with self._lock:
-                    listeners = list(self._listeners)
+                    listeners = list(self._listeners) if not stop.is_set() else []
                 for change, raw in batch:
                     for listener in listeners:
                         try:
@@ -111,7 +128,9 @@ class DiskWatcher:
             log.warning("the file watcher stopped", exc_info=True)
 
     def close(self) -> None:
-        self._stop.set()
+        with self._lock:
+            self._stop.set()
+            self._thread = None
 
 
 class Subscriptions:

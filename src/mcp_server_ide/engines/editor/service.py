@@ -2,13 +2,15 @@
 
 The backend is the headless model (:class:`.headless.HeadlessEditor`) unless a live editor (a
 VS Code bridge implementing :class:`.backend.EditorBackend`) is attached with :meth:`Editor.use`;
-nothing above changes when it is.
+nothing above changes when it is. The headless model belongs to the primary root (its state is
+kept in that root's state folder); the service follows a change of roots (:meth:`Editor.follow_roots`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 from typing import TypedDict
 
 from ...workspace import Workspace
@@ -31,6 +33,8 @@ class Editor:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self._headless: HeadlessEditor | None = None
+        self._headless_root: Path | None = None
+        """The primary root the headless model was made for (its state is that root's)."""
         self._bridge: EditorBackend | None = None
         self._lock = threading.Lock()
 
@@ -39,16 +43,30 @@ class Editor:
         with self._lock:
             if self._bridge is not None:
                 return self._bridge
-            if self._headless is None:
-                self._headless = HeadlessEditor(self.ws)
-            return self._headless
+            return self._model()
 
     @property
     def headless(self) -> HeadlessEditor:
         with self._lock:
-            if self._headless is None:
-                self._headless = HeadlessEditor(self.ws)
-            return self._headless
+            return self._model()
+
+    def _model(self) -> HeadlessEditor:
+        if self._headless is None:
+            self._headless_root = self.ws.root
+            self._headless = HeadlessEditor(self.ws)
+        return self._headless
+
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays when the roots change: a linked live editor stays linked (it is the person's editor,
+        whatever its folders). The headless model (open files, selections, breakpoints) stays while
+        its primary root is still the first; otherwise it is put away (its state stays saved for that
+        root) and the new primary root's own model is loaded on next use."""
+        with self._lock:
+            if self._headless is None or self._headless_root == roots[0]:
+                return True
+            old, self._headless, self._headless_root = self._headless, None, None
+        old.shutdown()
+        return True
 
     def use(self, bridge: EditorBackend | None) -> None:
         """Serve the tools from ``bridge`` (a live editor), or from the headless model again with None."""

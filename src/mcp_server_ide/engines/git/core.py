@@ -44,6 +44,10 @@ class RepoCore:
 
     # ---- setup ------------------------------------------------------------------------------
 
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays (with its caches) while the primary root, whose repository this is, is still the first."""
+        return roots[0] == self.root
+
     @property
     def trusted(self) -> bool:
         """Whether the repository's own programs (hooks, filters) may run on changing operations (a
