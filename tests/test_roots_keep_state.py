@@ -161,6 +161,7 @@ async def test_git_rope_actions_and_features_follow_the_primary_root(
 ) -> None:
     from mcp_server_ide.engines.actions import ActionWork
     from mcp_server_ide.engines.git import Repo
+    from mcp_server_ide.engines.journal import Journal
     from mcp_server_ide.engines.pyrefactor import RopeService
     from mcp_server_ide.surface.discovery import Features
 
@@ -179,7 +180,7 @@ async def test_git_rope_actions_and_features_follow_the_primary_root(
         ws = workspaces.workspace
         assert await _changed(client) == ["a.py"]
         repo, rope, features = ws.service(Repo), ws.service(RopeService), ws.service(Features)
-        work = ws.service(ActionWork)
+        work, journal = ws.service(ActionWork), ws.service(Journal)
         release = threading.Event()
         running = work.spawn("Long work", lambda: release.wait(30))
         try:
@@ -187,6 +188,7 @@ async def test_git_rope_actions_and_features_follow_the_primary_root(
             await peer.change(client, [first, second])
             assert await _changed(client) == ["a.py"]
             assert ws.service(Repo) is repo and ws.service(RopeService) is rope
+            assert ws.service(Journal) is journal
             assert ws.service(ActionWork) is work and not running.stop.is_set()
             assert ws.service(Features) is features and "go" in features.get()  # detected again
             indicators = await call(client, "get_progress_indicators")
@@ -198,5 +200,6 @@ async def test_git_rope_actions_and_features_follow_the_primary_root(
             assert ws.service(Repo) is not repo and ws.service(Repo).root == second
             assert ws.service(RopeService) is not rope
             assert Path(ws.service(RopeService).project.address) == second
+            assert ws.service(Journal) is not journal and ws.service(Journal).root == second
         finally:
             release.set()

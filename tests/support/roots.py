@@ -53,7 +53,7 @@ async def roots_session(peer: RootsClient, **client_kwargs: Any) -> AsyncIterato
     from mcp_server_ide.workspaces import LocalWorkspaces
 
     workspaces = LocalWorkspaces(None, Policy())
-    server, _ = build_server(workspaces.for_context, ServerOptions(extra={"workspaces": workspaces}))
+    server, _ = build_server(workspaces.for_context, ServerOptions(workspaces=workspaces))
     expected = [r.resolve() for r in peer.roots]
     try:
         async with Client(

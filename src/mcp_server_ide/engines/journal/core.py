@@ -24,6 +24,8 @@ from .records import Checkpoint, Entry
 class JournalCore:
     def __init__(self, ws: Workspace) -> None:
         self.ws: Workspace = ws
+        self.root: Path = ws.root
+        """The primary root this journal is of (its folder is named after it)."""
         self.folder: Path = journal_folder(ws.state_dir)
         self.blobs: Path = self.folder / BLOBS
         self.blob_store: BlobStore = BlobStore(self.blobs)

@@ -8,6 +8,7 @@ operations, each in the module of its idea (:mod:`.checkpoints`, :mod:`.undo`, :
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from ...call import current_or_none
 from ...workspace import Workspace
@@ -30,6 +31,11 @@ class Journal(JournalCore):
         self._recorded: int = 0
         if self.log_path.exists():
             self.pruner.in_background()  # a server starting to use a journal that has a past
+
+    def follow_roots(self, roots: list[Path]) -> bool:
+        """Stays while the primary root is still the first: the journal is that root's (its folder
+        is named after it), and a root added beside it changes nothing recorded."""
+        return roots[0] == self.root
 
     def record(self, change: FileChange) -> Entry:
         """Write down a change just made (every write calls it, through :func:`.changes.publish`)."""
