@@ -408,15 +408,16 @@ def test_what_ripgrep_found_under_a_folder_swapped_for_a_link_is_left_out(
     outside = tmp_path / "outside"
     (outside / "deep").mkdir(parents=True)
     (outside / "deep" / "secret.txt").write_text("needle\n")
-    real_run = search._run
+    from mcp_server_ide.engines.search import content, files, ripgrep
 
     def run_then_swap(*args: Any, **kwargs: Any) -> Any:
-        answer = real_run(*args, **kwargs)
+        answer = ripgrep.run(*args, **kwargs)
         shutil.rmtree(root / "a")
         (root / "a").symlink_to(outside)
         return answer
 
-    monkeypatch.setattr(search, "_run", run_then_swap)
+    monkeypatch.setattr(content, "run", run_then_swap)
+    monkeypatch.setattr(files, "run", run_then_swap)
     if kind == "content":
         result = search.search_content(root, "needle")
         found = [f.path for f in result.files]

@@ -240,7 +240,7 @@ def _read_streaming(
     counts the file's own bytes left out.
     """
     probe = os.pread(fd, textio.BINARY_PROBE, 0)
-    if any(probe.startswith(bom) for bom, enc in textio._BOMS if enc != "utf-8"):
+    if any(probe.startswith(bom) for bom, enc in textio.BOMS if enc != "utf-8"):
         raise ToolFailure(
             f"refused: {resolved.display_rel!r} is a {size}-byte UTF-16/32 file, over the {STREAM_ABOVE}-byte "
             "limit for such files (rule: files this big are read as UTF-8 or single-byte text)",
