@@ -159,7 +159,7 @@ async def _changed(client: Any) -> list[str]:
 async def test_git_rope_actions_and_features_follow_the_primary_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcp_server_ide.engines.actions import ActionWork
+    from mcp_server_ide.engines.actions.work import ActionWork
     from mcp_server_ide.engines.git import Repo
     from mcp_server_ide.engines.journal import Journal
     from mcp_server_ide.engines.pyrefactor import RopeService
