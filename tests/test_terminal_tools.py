@@ -445,7 +445,7 @@ async def test_job_output_description_names_every_job_state(mcp: Any, ws_path: P
     fetch, that failed)."""
     from typing import get_args
 
-    from mcp_server_ide.engines.processes import JobState
+    from mcp_server_ide.engines.processes.jobs import JobState
 
     async with mcp(ws_path) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
