@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,7 +129,8 @@ def plan_workspace_edit(ws: Workspace, edit: Any) -> list[FilePlan]:
                 bucket = per_uri.setdefault(change.text_document.uri, [])
                 for e in change.edits:
                     r = e.range
-                    bucket.append((r.start.line, r.start.character, r.end.line, r.end.character, e.new_text))
+                    text = snippet_text(e.snippet.value) if isinstance(e, lsp.SnippetTextEdit) else e.new_text
+                    bucket.append((r.start.line, r.start.character, r.end.line, r.end.character, text))
             elif isinstance(change, lsp.CreateFile):
                 creates.append(change.uri)
             else:
@@ -250,3 +252,18 @@ def apply(ws: Workspace, plans: list[FilePlan]) -> list[str]:
             elif data != plan.old.raw:
                 textio.write_file(ws, plan.resolved, data, before=plan.old.raw, mode=plan.old.mode)
     return [p.resolved.display_rel for p in ordered]
+
+
+_PLACEHOLDER = re.compile(r"\$\{\d+:((?:[^}\\]|\\.)*)\}|\$\{\d+\}|\$\d+|\\([$}\\])")
+
+
+def snippet_text(snippet: str) -> str:
+    """The text a snippet edit inserts with each placeholder at its default (``${1:name}`` -> ``name``,
+    ``$0`` -> nothing, ``\\$`` -> ``$``): there is no person here to fill the tab stops in."""
+
+    def default(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            return re.sub(r"\\(.)", r"\1", m.group(1))
+        return m.group(2) or ""
+
+    return _PLACEHOLDER.sub(default, snippet)

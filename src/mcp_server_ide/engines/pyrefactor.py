@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from ..workspace import Workspace
 from .failures import ToolFailure
+
+if TYPE_CHECKING:
+    from rope.base.change import Change
+    from rope.base.resources import File
 
 IGNORED = [
     "*.pyc",
@@ -42,7 +47,12 @@ class RopeService:
 
         self.lock = threading.Lock()
         self.root = ws.root
-        self.project = Project(str(ws.root), ropefolder=None, ignored_resources=IGNORED, save_history=False)
+        self.project = Project(
+            str(ws.root),
+            ropefolder=None,  # pyright: ignore[reportArgumentType]  # rope's documented "no .ropeproject"
+            ignored_resources=IGNORED,
+            save_history=False,
+        )
 
     def follow_roots(self, roots: list[Path]) -> bool:
         """Stays while the primary root, the rope project's folder, is still the first."""
@@ -52,19 +62,19 @@ class RopeService:
         self.project.close()
 
 
-def _resource(svc: RopeService, path: Path):  # type: ignore[no-untyped-def]
+def _resource(svc: RopeService, path: Path) -> File:
     from rope.base import libutils
 
     svc.project.validate()
-    return libutils.path_to_resource(svc.project, str(path))
+    return cast("File", libutils.path_to_resource(svc.project, str(path)))
 
 
-def _contents(changes) -> dict[Path, str]:  # type: ignore[no-untyped-def]
+def _contents(changes: Change) -> dict[Path, str]:
     from rope.base.change import ChangeContents, ChangeSet
 
     out: dict[Path, str] = {}
 
-    def walk(change) -> None:  # type: ignore[no-untyped-def]
+    def walk(change: Change) -> None:
         if isinstance(change, ChangeSet):
             for inner in change.changes:
                 walk(inner)

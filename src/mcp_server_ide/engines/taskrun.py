@@ -97,7 +97,7 @@ def run_step(step: dict[str, Any], prefix: str, progress: Progress) -> int:
     assert proc.stdout is not None
     pending = b""
     while True:
-        chunk = proc.stdout.read1(65536) if hasattr(proc.stdout, "read1") else proc.stdout.read(65536)
+        chunk = getattr(proc.stdout, "read1", proc.stdout.read)(65536)
         if not chunk:
             break
         if not prefix:

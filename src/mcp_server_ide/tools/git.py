@@ -7,7 +7,7 @@ and shapes the seed's result. Paths in results are relative to the workspace roo
 from __future__ import annotations
 
 import os
-from typing import Annotated, Literal, NotRequired
+from typing import TYPE_CHECKING, Annotated, Literal, NotRequired
 
 import anyio
 from pydantic import Field
@@ -18,7 +18,10 @@ from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
 
-engine = LazyModule("mcp_server_ide.engines.git")
+if TYPE_CHECKING:
+    from ..engines import git as engine
+else:
+    engine = LazyModule("mcp_server_ide.engines.git")
 
 ChangeType = Literal["MODIFICATION", "ADDITION", "DELETION", "MOVED", "UNTRACKED", "CONFLICT"]
 

@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 from ..call import current
 from ..engines import search
 from ..registry import PagedList, ToolFailure, tool
+from ..workspace import Workspace
 
 MAX_PAGE = 1000
 PREVIEW_CHARS = 160
@@ -217,7 +218,7 @@ def _paged(items: list, total: int, offset: int, complete: bool, reason: str | N
     )
 
 
-def _roots(ws) -> list[tuple[Path, str]]:  # type: ignore[no-untyped-def]
+def _roots(ws: Workspace) -> list[tuple[Path, str]]:
     """Each root with the prefix its paths get (secondary roots answer as '<root name>/...')."""
     return [(root, "" if i == 0 else root.name + "/") for i, root in enumerate(ws.roots)]
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Protocol
 
 
@@ -41,8 +43,8 @@ class Adapter(ABC):
     language: str = ""
     """Our key for the server (one server per workspace and language)."""
     server_name: str = ""
-    extensions: ClassVar[dict[str, str]] = {}
-    """File extension -> LSP languageId."""
+    extensions: Mapping[str, str] = MappingProxyType({})
+    """File extension -> LSP languageId (a class's own table; a configured adapter's, per instance)."""
     ready_log: ClassVar[tuple[str, str] | None] = None
     """(busy, ready) regexes over ``window/logMessage`` for servers that announce project loading only there:
     the server counts as loading from its start (or a *busy* line) until a *ready* line."""

@@ -8,8 +8,10 @@ with us (parent-death signal) instead of being orphaned behind a wrapper.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any
 
 from .base import Adapter, Launch, Unavailable
 
@@ -52,7 +54,7 @@ def _base_python() -> str:
 class PythonAdapter(Adapter):
     language = "python"
     server_name = "basedpyright"
-    extensions: ClassVar[dict[str, str]] = {".py": "python", ".pyi": "python", ".pyw": "python"}
+    extensions: Mapping[str, str] = MappingProxyType({".py": "python", ".pyi": "python", ".pyw": "python"})
     node = True
     # basedpyright enumerates the workspace's files after it has its settings and says so only in its log;
     # references asked before that search the open files alone.

@@ -9,8 +9,10 @@ so cross-file answers are marked partial.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any
 
 from .. import install
 from .base import Adapter, Launch, RunningServer, Unavailable
@@ -22,16 +24,18 @@ INDENT_PROBE = 64 * 1024
 class TypeScriptAdapter(Adapter):
     language = "typescript"
     server_name = "typescript-language-server"
-    extensions: ClassVar[dict[str, str]] = {
-        ".ts": "typescript",
-        ".mts": "typescript",
-        ".cts": "typescript",
-        ".tsx": "typescriptreact",
-        ".js": "javascript",
-        ".mjs": "javascript",
-        ".cjs": "javascript",
-        ".jsx": "javascriptreact",
-    }
+    extensions: Mapping[str, str] = MappingProxyType(
+        {
+            ".ts": "typescript",
+            ".mts": "typescript",
+            ".cts": "typescript",
+            ".tsx": "typescriptreact",
+            ".js": "javascript",
+            ".mjs": "javascript",
+            ".cjs": "javascript",
+            ".jsx": "javascriptreact",
+        }
+    )
     node = True
     # After an extraction tsls asks the client to start a rename of the new name (VS Code's inline rename).
     client_requests = ("_typescript.rename",)
