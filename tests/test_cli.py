@@ -169,3 +169,28 @@ def test_config_claude_prints_the_readmes_form(venv: Path, ws_path: Path) -> Non
         "/path/to/project", str(ws_path.resolve())
     )
     assert json.loads(done.stdout) == json.loads(documented)
+
+
+@pytest.mark.parametrize("args", [("tools",), ("tools", "--json"), ("config", "vscode"), ("journal", "show")])
+def test_a_reader_that_stops_early_gets_no_traceback(
+    venv: Path, ws_path: Path, args: tuple[str, ...]
+) -> None:
+    """`mcp-server-ide config vscode | head -1`: the reader is gone before all is printed. Here it is
+    gone before anything is (the pipe's read end is closed before the command starts), so every write
+    fails: the command still ends quietly, exit 0 and no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [str(venv / "bin" / "mcp-server-ide"), *args],
+            cwd=ws_path,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

@@ -224,7 +224,13 @@ def _subcommand(name: str, rest: list[str]) -> int:
     except ImportError:
         print(f"mcp-server-ide: the {name} command is not available in this build", file=sys.stderr)
         return 2
-    return int(module.main(rest) or 0)
+    try:
+        code = int(module.main(rest) or 0)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `mcp-server-ide tools | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return code
 
 
 def _call(rest: list[str]) -> int:

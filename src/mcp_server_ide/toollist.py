@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -145,8 +144,5 @@ def main(argv: list[str]) -> int:
         text = json.dumps(_listing(chosen), ensure_ascii=False, indent=2)
     else:
         text = render(specs, args.names)
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:  # `mcp-server-ide tools | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print(text, flush=True)
     return 0
