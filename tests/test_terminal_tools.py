@@ -328,7 +328,7 @@ async def test_ctrl_c_interrupts_and_busy_terminals(mcp: Any, ws_path: Path) -> 
         read = await call(
             client, "read_terminal_output", terminalId=tid, offset=run["outputOffset"], waitMs=5000
         )
-        assert read["busy"] is False and read["lastExitCode"] == 130
+        assert read["busy"] is False and read["lastExitCode"] == 130, read
         assert wait_gone(a, 3) == []
         terminals = await call(client, "list_terminals")
         assert {t["terminalId"] for t in terminals} == {tid, other["terminalId"]}
@@ -502,3 +502,44 @@ def test_rest_door_terminal_tools(http_server: Any, ws_path: Path) -> None:
     assert env["status"]["output"] == "from-job\n" and env["status"]["state"] == "exited"
     code, env = post("get_job_output", {"jobId": "nope"})
     assert code == 404 and "no job" in env["error"]
+
+
+IGNORING_LAUNCHER = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # as nohup, some launchers and test runners leave it
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGQUIT})
+os.execv(sys.executable, [sys.executable, "-m", "mcp_server_ide", *sys.argv[1:]])
+"""
+
+
+async def test_commands_start_with_default_signals_whatever_the_server_inherited(ws_path: Path) -> None:
+    """A server started with SIGINT ignored and SIGQUIT blocked (both survive exec) still gives its
+    commands default signals: ctrl+c interrupts a terminal's program, and a one-shot command sees
+    nothing ignored or blocked. (Terminals inherited them, so ctrl+c interrupted nothing.)"""
+    import sys
+
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", IGNORING_LAUNCHER, "--workspace", str(ws_path)],
+        env=dict(os.environ),
+    )
+    a = marker()
+    async with Client(params) as client:
+        probe = "grep -E '^Sig(Blk|Ign)' /proc/self/status"
+        one_shot = (await call(client, "run_command_on_background", command=probe))["stdout"]
+        in_terminal = (await call(client, "execute_terminal_command", command=probe, waitMs=10000))["output"]
+        for text in (one_shot, in_terminal):
+            fields = dict(line.split(":", 1) for line in text.splitlines() if line.startswith("Sig"))
+            assert int(fields["SigBlk"], 16) == 0, text
+            assert not int(fields["SigIgn"], 16) & (1 << (2 - 1) | 1 << (3 - 1)), text  # SIGINT, SIGQUIT
+        run = await call(client, "execute_terminal_command", command=f"sleep {a}")
+        tid = run["terminalId"]
+        assert wait_alive(a)
+        await call(client, "send_terminal_input", terminalId=tid, key="ctrl+c")
+        read = await call(
+            client, "read_terminal_output", terminalId=tid, offset=run["outputOffset"], waitMs=10000
+        )
+        assert read["busy"] is False and read["lastExitCode"] == 130, read
+        assert wait_gone(a, 3) == []

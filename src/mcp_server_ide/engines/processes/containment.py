@@ -213,13 +213,38 @@ Stream = int | IO[bytes] | None
 """What a child's stdin, stdout or stderr may be: ``subprocess.PIPE``/``DEVNULL``, an fd, a file."""
 
 
+DEFAULT_SIGNALS = tuple(
+    sig
+    for sig in (
+        signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SIGTSTP, signal.SIGTTIN,
+        signal.SIGTTOU, signal.SIGCHLD, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGWINCH,
+    )
+)  # fmt: skip
+"""Signals a child starts with at their default action, whatever this server ignores: an ignored
+signal stays ignored across exec, so a server started with SIGINT ignored (by ``nohup``, a launcher,
+a test runner) would give terminals where ctrl+c interrupts nothing."""
+
+
+def _inherits_signals() -> bool:
+    """Whether a child would inherit an ignored or blocked signal of this thread (then it needs a reset)."""
+    if signal.pthread_sigmask(signal.SIG_BLOCK, ()):
+        return True
+    return any(signal.getsignal(sig) == signal.SIG_IGN for sig in DEFAULT_SIGNALS)
+
+
 def _make_preexec(*, pdeathsig: bool, ctty: bool) -> Callable[[], None] | None:
-    if not pdeathsig and not ctty:
+    """What the child runs before exec, or None when it needs nothing (the faster spawn path)."""
+    if not pdeathsig and not ctty and not _inherits_signals():
         return None
     prctl: Callable[..., int] | None = getattr(_libc, "prctl", None) if pdeathsig else None
+    reset: Callable[..., int] | None = getattr(_libc, "signal", None)
     parent = os.getpid()
 
     def preexec() -> None:  # runs in the child between fork and exec: keep it tiny
+        if reset is not None:  # libc's own: Python's signal.signal refuses outside the main thread
+            for sig in DEFAULT_SIGNALS:
+                reset(sig, 0)  # SIG_DFL
+        signal.pthread_sigmask(signal.SIG_SETMASK, ())
         if prctl is not None:
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != parent:
