@@ -238,7 +238,7 @@ async def test_tools_carry_annotations_and_descriptions(mcp, ws_path: Path) -> N
         annotations = listed[name].annotations
         assert annotations.read_only_hint is False and annotations.destructive_hint is True
     for tool in listed.values():
-        assert tool.annotations.title and tool.description and len(tool.description) > 40
+        assert tool.title and tool.description and len(tool.description) > 40
         assert tool.input_schema["type"] == "object"
 
 

@@ -45,11 +45,15 @@ CallFactory = Callable[["McpContext", str, dict[str, Any]], Call]
 
 
 def annotations_for(spec: ToolSpec) -> ToolAnnotations:
+    """The hints a client needs, and no more: the title is the tool's own (clients fall back to it:
+    VS Code shows ``annotations.title || title || name``), and destructive/idempotent hints are left
+    out of a read-only tool (the spec gives them meaning only when ``readOnlyHint`` is false)."""
+    if spec.read_only:
+        return ToolAnnotations(read_only_hint=True, open_world_hint=spec.open_world)
     return ToolAnnotations(
-        title=spec.title,
-        read_only_hint=spec.read_only,
-        destructive_hint=spec.destructive if not spec.read_only else False,
-        idempotent_hint=spec.idempotent or spec.read_only,
+        read_only_hint=False,
+        destructive_hint=spec.destructive,
+        idempotent_hint=spec.idempotent,
         open_world_hint=spec.open_world,
     )
 

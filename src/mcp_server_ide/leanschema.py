@@ -1,0 +1,59 @@
+"""JSON schemas without the bytes a model does not read.
+
+pydantic gives every model and field a generated ``title`` ("Pathinproject",
+"get_file_text_by_pathArguments"), every optional parameter ``anyOf: [X, {"type": "null"}]`` with
+``default: null``: 40% of a listing's input schemas, read by the model on every turn. A lean schema
+keeps names, types, bounds, enums, required lists, real defaults and descriptions. It stays valid
+JSON Schema (2020-12) and accepts every argument the tool takes except an explicit ``null`` for an
+optional parameter, which means the same as leaving it out (the server still accepts it: arguments
+are validated by the tool's pydantic model, never against the published schema).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_SCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
+_SCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+_NULL = {"type": "null"}
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` without generated titles, ``default: null`` and the null branch of optional
+    parameters (a new dict; ``schema`` is not changed)."""
+    return _node(schema, optional=False)
+
+
+def _node(node: dict[str, Any], *, optional: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    required = set(node.get("required", ())) if isinstance(node.get("required"), list) else set()
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue  # generated from the field or model name: the property name says it already
+        if key == "default" and value is None:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {
+                name: _node(sub, optional=name not in required) if isinstance(sub, dict) else sub
+                for name, sub in value.items()
+            }
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {
+                name: _node(sub, optional=False) if isinstance(sub, dict) else sub
+                for name, sub in value.items()
+            }
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_node(sub, optional=False) if isinstance(sub, dict) else sub for sub in value]
+        elif key in _SCHEMA_ONE and isinstance(value, dict):
+            out[key] = _node(value, optional=False)
+        else:
+            out[key] = value  # data (enum, const, examples, a real default) and keywords stay as they are
+    if optional and isinstance(out.get("anyOf"), list) and _NULL in out["anyOf"]:
+        rest = [sub for sub in out["anyOf"] if sub != _NULL]
+        if len(rest) == 1 and isinstance(rest[0], dict) and not set(rest[0]) & set(out):
+            out.pop("anyOf")
+            out = {**rest[0], **out}
+        elif rest:
+            out["anyOf"] = rest
+    return out
