@@ -2,7 +2,7 @@
 
 pydantic gives every model and field a generated ``title`` ("Pathinproject",
 "get_file_text_by_pathArguments"), every optional parameter ``anyOf: [X, {"type": "null"}]`` with
-``default: null``: 40% of a listing's input schemas, read by the model on every turn. A lean schema
+``default: null``, a free-form object ``additionalProperties: true`` (the default): 40% of a listing's input schemas, read by the model on every turn. A lean schema
 keeps names, types, bounds, enums, required lists, real defaults and descriptions. It stays valid
 JSON Schema (2020-12) and accepts every argument the tool takes except an explicit ``null`` for an
 optional parameter, which means the same as leaving it out (the server still accepts it: arguments
@@ -11,12 +11,32 @@ are validated by the tool's pydantic model, never against the published schema).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver.tools.base import Tool
+
+    from .registry import ToolSpec
 
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 _SCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
 _SCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
 _NULL = {"type": "null"}
+
+
+LEAN_PATCH = "lean-schemas"
+"""The name :func:`lean_tool` is keyed by in the listing cache (:mod:`.toolcache`)."""
+
+
+def lean_tool(spec: ToolSpec, sdk_tool: Tool) -> None:
+    """Publish ``sdk_tool``'s schemas lean (a tool patch); arguments and results are still validated
+    by its models."""
+    sdk_tool.parameters = lean_schema(sdk_tool.parameters)
+    output = sdk_tool.output_schema
+    if output is not None:
+        lean = lean_schema(output)
+        output.clear()  # in place: the SDK's Tool and its FuncMetadata hold this same dict
+        output.update(lean)
 
 
 def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -33,6 +53,8 @@ def _node(node: dict[str, Any], *, optional: bool) -> dict[str, Any]:
             continue  # generated from the field or model name: the property name says it already
         if key == "default" and value is None:
             continue
+        if key == "additionalProperties" and value is True:
+            continue  # JSON Schema's default: an open object says nothing more with it
         if key == "properties" and isinstance(value, dict):
             out[key] = {
                 name: _node(sub, optional=name not in required) if isinstance(sub, dict) else sub

@@ -45,16 +45,16 @@ CallFactory = Callable[["McpContext", str, dict[str, Any]], Call]
 
 
 def annotations_for(spec: ToolSpec) -> ToolAnnotations:
-    """The hints a client needs, and no more: the title is the tool's own (clients fall back to it:
-    VS Code shows ``annotations.title || title || name``), and destructive/idempotent hints are left
-    out of a read-only tool (the spec gives them meaning only when ``readOnlyHint`` is false)."""
+    """The hints that differ from the MCP spec's defaults (readOnlyHint false, destructiveHint true,
+    idempotentHint false, openWorldHint true), and no more. No title: the tool's own is the one
+    clients show (VS Code shows ``annotations.title || title || name``); destructive and idempotent
+    hints only on a tool that writes (the spec gives them meaning only when readOnlyHint is false)."""
     if spec.read_only:
-        return ToolAnnotations(read_only_hint=True, open_world_hint=spec.open_world)
+        return ToolAnnotations(read_only_hint=True, open_world_hint=False if not spec.open_world else None)
     return ToolAnnotations(
-        read_only_hint=False,
-        destructive_hint=spec.destructive,
-        idempotent_hint=spec.idempotent,
-        open_world_hint=spec.open_world,
+        destructive_hint=False if not spec.destructive else None,
+        idempotent_hint=True if spec.idempotent else None,
+        open_world_hint=False if not spec.open_world else None,
     )
 
 

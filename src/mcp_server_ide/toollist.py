@@ -47,12 +47,14 @@ def _specs(selection: str | None, plugins: list[str]) -> list[ToolSpec]:
 
 def _listing(specs: list[ToolSpec]) -> list[dict[str, Any]]:
     """``tools/list`` entries (camelCase, as on the wire) of ``specs``, from the runner's SDK tools."""
+    from .leanschema import LEAN_PATCH, lean_tool
     from .runner import ToolRunner
 
     def no_calls(*_: object) -> NoReturn:
         raise RuntimeError("the tools command runs no tool")
 
     runner = ToolRunner(specs, no_calls)
+    runner.patch_tools(lean_tool, cache_key=LEAN_PATCH)  # as the server publishes them
     out: list[dict[str, Any]] = []
     for tool in runner.sdk.values():
         entry: dict[str, Any] = {"name": tool.name, "title": tool.title, "description": tool.description}
