@@ -476,8 +476,11 @@ def _validation_text(exc: ValidationError) -> str:
 
 def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None = None) -> list[ToolSpec]:
     """The built-in tools plus those of this server's ``--plugin`` modules, less a ``--tools`` selection
-    (names or categories, ``-name`` removes). A plugin another server in the same process loaded
-    stays out of this one."""
+    (names, categories or sets of :mod:`.toolsets`, ``-name`` removes; an entry naming nothing raises
+    :class:`~.toolsets.UnknownToolEntry`). A plugin another server in the same process loaded stays
+    out of this one."""
+    from . import toolsets
+
     own = tuple(plugins or ())
     specs = [
         s
@@ -487,6 +490,9 @@ def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None 
     ]
     if not selection:
         return specs
+    selection = toolsets.expand(
+        selection, (s.name for s in specs), {*registry.CATEGORIES, *(s.category for s in specs)}
+    )
     include = [s for s in selection if not s.startswith("-")]
     exclude = {s[1:] for s in selection if s.startswith("-")}
     if include:
