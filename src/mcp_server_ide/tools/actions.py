@@ -8,10 +8,7 @@ Code's command ids; per-task ids are ``workbench.action.tasks.runTask:<label>``.
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import anyio
-from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
@@ -46,7 +43,7 @@ def list_available_actions() -> list[ActionInfo]:
     errors=("action not found", "the action failed", "declined in an untrusted workspace"),
 )
 async def execute_action_by_id(
-    actionId: Annotated[str, Field()],
+    actionId: str,
 ) -> str:
     """Start an action from `list_available_actions`; tasks, tests and runs continue as jobs
     (`get_job_output`)."""

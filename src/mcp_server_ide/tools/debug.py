@@ -82,7 +82,7 @@ def get_run_configurations() -> list[str]:
     ),
 )
 async def run_configuration(
-    configName: Annotated[str, Field()],
+    configName: str,
 ) -> str:
     """Start a launch configuration or task (from `get_run_configurations`) as a background job, without a
     debugger; read it with `get_job_output`. An untrusted workspace asks first."""

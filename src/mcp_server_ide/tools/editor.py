@@ -120,7 +120,7 @@ def get_editor_state() -> EditorInfo:
     ),
 )
 def replace_selected_text(
-    text: Annotated[str, Field()],
+    text: str,
     expectedHash: ExpectedHash = None,
 ) -> str:
     """Replace the active file's selection with `text` (insert at the cursor when nothing is selected) and
@@ -139,7 +139,7 @@ def replace_selected_text(
     errors=("no active editor", "protected path", "stale expectedHash"),
 )
 def replace_current_file_text(
-    text: Annotated[str, Field()],
+    text: str,
     expectedHash: ExpectedHash = None,
 ) -> str:
     """Replace the whole text of the editor's active file, keeping its encoding and line endings."""

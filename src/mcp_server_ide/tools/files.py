@@ -280,7 +280,7 @@ def replace_file_content_at_position(
         int,
         Field(description="1-based, inclusive."),
     ],
-    content: Annotated[str, Field()],
+    content: str,
     offset: Annotated[
         int,
         Field(description="Keep this many characters of startLine."),
@@ -344,8 +344,8 @@ def append_file_content(
 def replace_specific_text(
     pathInProject: PathInProject,
     searchText: Annotated[str, Field(description="Exact text, whitespace included.")],
-    replaceText: Annotated[str, Field()],
-    replaceAll: Annotated[bool, Field()] = False,
+    replaceText: str,
+    replaceAll: bool = False,
     expectedHash: ExpectedHash = None,
 ) -> ReplaceResult:
     """Replace exact text in a file. Unless `replaceAll` it must occur once; otherwise nothing changes and the

@@ -172,7 +172,7 @@ def get_project_vcs_status() -> list[VcsChange]:
     errors=("Git not available",),
 )
 def find_commit_by_message(
-    text: Annotated[str, Field()],
+    text: str,
     maxResults: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> list[str]:
     """Hashes of the commits (every branch and tag) whose message contains a text, case-insensitive, newest
@@ -231,7 +231,7 @@ def get_file_diff(
         str | None,
         Field(description="A hash, branch, tag or HEAD~N."),
     ] = None,
-    commit2: Annotated[str | None, Field()] = None,
+    commit2: str | None = None,
     staged: Annotated[bool, Field(description="The index, not the working tree.")] = False,
 ) -> str:
     """Unified diff of a file or folder: `commit1` to `commit2`; `commit1` alone to the working tree;
@@ -310,7 +310,7 @@ def get_commit_details(
     ),
 )
 async def commit_changes(
-    message: Annotated[str, Field()],
+    message: str,
     files: Annotated[
         list[str] | None,
         Field(description="Stage and commit exactly these; omit to commit what is staged."),
@@ -393,7 +393,7 @@ async def pull_changes(
     errors=("no such branch", "local changes would be overwritten", "merge or rebase in progress"),
 )
 async def switch_branch(
-    branch: Annotated[str, Field()],
+    branch: str,
 ) -> SwitchResult:
     """Check out a branch (one only on a remote is created, tracking it); refused, changing nothing, when
     local changes would be overwritten."""
@@ -421,12 +421,9 @@ async def switch_branch(
     errors=("invalid branch name", "already exists", "no commits yet"),
 )
 def create_branch(
-    branch: Annotated[str, Field()],
-    checkout: Annotated[bool, Field()] = False,
-    startPoint: Annotated[
-        str | None,
-        Field(),
-    ] = None,
+    branch: str,
+    checkout: bool = False,
+    startPoint: str | None = None,
 ) -> CreateBranchResult:
     """Create a branch at HEAD (or `startPoint`); `checkout` switches to it."""
     repo = _repo()

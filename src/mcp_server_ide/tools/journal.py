@@ -170,7 +170,7 @@ def list_recent_changes(
         Field(description="The previous page's nextBeforeId."),
     ] = None,
     path: Annotated[str | None, Field(description="Only changes to this file.")] = None,
-    includeDiff: Annotated[bool, Field()] = True,
+    includeDiff: bool = True,
 ) -> ChangesPage:
     """The file changes this server made (any tool, any door), newest first, with diffs. Undo with
     `undo_changes`."""
@@ -204,7 +204,7 @@ def list_recent_changes(
     ),
 )
 def undo_changes(
-    changeId: Annotated[int | None, Field()] = None,
+    changeId: int | None = None,
     last: Annotated[
         int | None,
         Field(
@@ -256,7 +256,7 @@ def _checkpoint_info(j: Journal, cp: engine.Checkpoint) -> CheckpointInfo:
 )
 def create_checkpoint(
     name: CheckpointName,
-    description: Annotated[str, Field()] = "",
+    description: str = "",
 ) -> CheckpointInfo:
     """Name the current state of the journaled files, to diff against (`diff_since_checkpoint`) or go back to
     (`restore_checkpoint`)."""

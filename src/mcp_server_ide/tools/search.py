@@ -71,9 +71,9 @@ class FileHit(TypedDict):
     errors=("invalid regular expression", "empty search text", "ripgrep missing"),
 )
 def search_in_files_content(
-    searchText: Annotated[str, Field()],
+    searchText: str,
     isRegex: Annotated[bool, Field(description="Rust regex syntax.")] = False,
-    caseSensitive: Annotated[bool, Field()] = True,
+    caseSensitive: bool = True,
     include: Globs = None,
     exclude: ExcludeGlobs = None,
     includeIgnored: IncludeIgnored = False,
@@ -125,7 +125,7 @@ def find_files_by_name_substring(
         str,
         Field(description="With a '/', matched against the relative path."),
     ],
-    caseSensitive: Annotated[bool, Field()] = False,
+    caseSensitive: bool = False,
     include: Globs = None,
     exclude: ExcludeGlobs = None,
     includeIgnored: IncludeIgnored = False,

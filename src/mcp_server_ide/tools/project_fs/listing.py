@@ -54,7 +54,7 @@ def _flat_listing(arguments: dict[str, Any]) -> bool:
 )
 def project_fs_list(
     dir: Annotated[str | None, Field(description="Default: the root.")] = None,
-    recursive: Annotated[bool, Field()] = False,
+    recursive: bool = False,
     includeIgnored: Annotated[
         bool,
         Field(description="With recursive: also what .gitignore excludes."),

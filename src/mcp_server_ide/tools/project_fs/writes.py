@@ -61,11 +61,12 @@ def _not_a_folder(resolved: sandbox.Resolved) -> None:
 )
 def project_fs_write(
     path: SandboxPath,
-    content: Annotated[str, Field()],
+    content: str,
     expectedHash: ExpectedHash = None,
 ) -> WriteResult:
     """Write a whole file, creating it and its folders. Refused under .git, node_modules and `--protect`
-    paths; replacing a file never read asks first. For one region: `project_fs_edit`."""
+    paths; replacing a file never read, without `expectedHash`, asks first. For one region:
+    `project_fs_edit`."""
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, path)
     _not_a_folder(resolved)
@@ -110,7 +111,7 @@ def project_fs_edit(
         str,
         Field(description="Exact text, whitespace included."),
     ],
-    newText: Annotated[str, Field()],
+    newText: str,
     expectedHash: ExpectedHash = None,
 ) -> EditResult:
     """Replace `oldText`, which must occur exactly once in the file, with `newText`; otherwise nothing changes

@@ -138,7 +138,7 @@ async def _run(
     errors=("terminal busy", "declined in an untrusted workspace", "line over 4000 bytes"),
 )
 async def execute_terminal_command(
-    command: Annotated[str, Field()],
+    command: str,
     terminalId: Annotated[
         str | None,
         Field(description="Default: an idle terminal."),
@@ -299,8 +299,8 @@ def get_terminal_info() -> TerminalInfo:
     errors=("no command for this OS", "declined in an untrusted workspace"),
 )
 async def execute_os_specific_command(
-    windowsCommand: Annotated[str | None, Field()] = None,
-    unixCommand: Annotated[str | None, Field()] = None,
+    windowsCommand: str | None = None,
+    unixCommand: str | None = None,
     macCommand: Annotated[str | None, Field(description="Default: unixCommand.")] = None,
     command: Annotated[str | None, Field(description="For any other OS.")] = None,
     cwd: Cwd = None,

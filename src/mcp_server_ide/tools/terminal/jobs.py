@@ -81,7 +81,7 @@ async def start_job(
     command: Command,
     cwd: Cwd = None,
     env: Env = None,
-    title: Annotated[str | None, Field()] = None,
+    title: str | None = None,
     timeout: Annotated[
         float | None,
         Field(description="Milliseconds (default: none)."),
@@ -114,7 +114,7 @@ async def start_job(
     errors=("unknown job", "invalid untilPattern"),
 )
 async def get_job_output(
-    jobId: Annotated[str, Field()],
+    jobId: str,
     offset: Offset = 0,
     maxBytes: MaxBytes = 100_000,
     waitMs: WaitMs = 0,
@@ -150,9 +150,9 @@ async def get_job_output(
     errors=("unknown job", "job started without stdin", "job ended"),
 )
 def send_job_input(
-    jobId: Annotated[str, Field()],
+    jobId: str,
     text: Annotated[str, Field(description="Add '\\n' to end a line.")] = "",
-    closeInput: Annotated[bool, Field()] = False,
+    closeInput: bool = False,
 ) -> InputSent:
     """Write text to the stdin of a job started with `stdin: true`; `closeInput` sends end of file."""
     jobs = _jobs()
@@ -176,7 +176,7 @@ def list_jobs() -> list[JobInfo]:
     example={"jobId": "job-1"},
     errors=("unknown job",),
 )
-def cancel_job(jobId: Annotated[str, Field()]) -> JobInfo:
+def cancel_job(jobId: str) -> JobInfo:
     """Stop a job and everything it started (TERM, then KILL); its output stays readable."""
     jobs = _jobs()
     job = jobs.get(jobId)

@@ -79,7 +79,7 @@ def _terminals() -> processes.Terminals:
     errors=("too many terminals", "cwd outside the workspace"),
 )
 async def create_terminal(
-    name: Annotated[str | None, Field()] = None,
+    name: str | None = None,
     cwd: Cwd = None,
 ) -> TerminalSession:
     """Open a persistent bash terminal (a pty) for `execute_terminal_command`; at most 8 per workspace."""
@@ -95,7 +95,7 @@ async def create_terminal(
     errors=("unknown terminal", "invalid untilPattern"),
 )
 async def read_terminal_output(
-    terminalId: Annotated[str, Field()],
+    terminalId: str,
     offset: Offset = 0,
     maxBytes: MaxBytes = 100_000,
     waitMs: WaitMs = 0,
@@ -172,9 +172,9 @@ KEYS: dict[Key, bytes] = {
     errors=("unknown terminal", "terminal ended", "nothing to send"),
 )
 async def send_terminal_input(
-    terminalId: Annotated[str, Field()],
-    text: Annotated[str, Field()] = "",
-    pressEnter: Annotated[bool, Field()] = False,
+    terminalId: str,
+    text: str = "",
+    pressEnter: bool = False,
     key: Annotated[
         Key | None,
         Field(description="Pressed after the text: 'ctrl+c', 'ctrl+d', 'enter', arrows..."),
@@ -213,7 +213,7 @@ def list_terminals() -> list[TerminalSession]:
     example={"terminalId": "terminal-1"},
     errors=("unknown terminal",),
 )
-def kill_terminal(terminalId: Annotated[str, Field()]) -> TerminalSession:
+def kill_terminal(terminalId: str) -> TerminalSession:
     """Close a terminal and kill everything running in it (its whole process tree)."""
     terminals = _terminals()
     term = terminals.get(terminalId)
