@@ -120,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--tools",
-        help="comma-separated tools or categories to serve; prefix with - to remove (e.g. 'file,search,-wait')",
+        help="comma-separated tools, categories or sets (seed, core, all) to serve; prefix with - to remove "
+        "(e.g. 'seed,project_fs,-wait')",
     )
     p.add_argument(
         "--plugin",
@@ -211,7 +212,14 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
         plugins=args.plugin,
         workspaces=workspaces,
     )
-    server, runner = build_server(workspaces.for_context, options)
+    from .toolsets import UnknownToolEntry
+
+    try:
+        server, runner = build_server(workspaces.for_context, options)
+    except UnknownToolEntry as exc:
+        workspaces.close()
+        print(f"mcp-server-ide: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     return workspaces, server, runner
 
 

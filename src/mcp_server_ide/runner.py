@@ -45,12 +45,16 @@ CallFactory = Callable[["McpContext", str, dict[str, Any]], Call]
 
 
 def annotations_for(spec: ToolSpec) -> ToolAnnotations:
+    """The hints that differ from the MCP spec's defaults (readOnlyHint false, destructiveHint true,
+    idempotentHint false, openWorldHint true), and no more. No title: the tool's own is the one
+    clients show (VS Code shows ``annotations.title || title || name``); destructive and idempotent
+    hints only on a tool that writes (the spec gives them meaning only when readOnlyHint is false)."""
+    if spec.read_only:
+        return ToolAnnotations(read_only_hint=True, open_world_hint=False if not spec.open_world else None)
     return ToolAnnotations(
-        title=spec.title,
-        read_only_hint=spec.read_only,
-        destructive_hint=spec.destructive if not spec.read_only else False,
-        idempotent_hint=spec.idempotent or spec.read_only,
-        open_world_hint=spec.open_world,
+        destructive_hint=False if not spec.destructive else None,
+        idempotent_hint=True if spec.idempotent else None,
+        open_world_hint=False if not spec.open_world else None,
     )
 
 
@@ -472,8 +476,11 @@ def _validation_text(exc: ValidationError) -> str:
 
 def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None = None) -> list[ToolSpec]:
     """The built-in tools plus those of this server's ``--plugin`` modules, less a ``--tools`` selection
-    (names or categories, ``-name`` removes). A plugin another server in the same process loaded
-    stays out of this one."""
+    (names, categories or sets of :mod:`.toolsets`, ``-name`` removes; an entry naming nothing raises
+    :class:`~.toolsets.UnknownToolEntry`). A plugin another server in the same process loaded stays
+    out of this one."""
+    from . import toolsets
+
     own = tuple(plugins or ())
     specs = [
         s
@@ -483,6 +490,9 @@ def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None 
     ]
     if not selection:
         return specs
+    selection = toolsets.expand(
+        selection, (s.name for s in specs), {*registry.CATEGORIES, *(s.category for s in specs)}
+    )
     include = [s for s in selection if not s.startswith("-")]
     exclude = {s[1:] for s in selection if s.startswith("-")}
     if include:

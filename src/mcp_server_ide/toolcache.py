@@ -103,7 +103,7 @@ def load(key: str) -> dict[str, Listed] | None:
                 parameters=item["parameters"],
                 output_schema=item["output_schema"],
                 annotations=ToolAnnotations.model_validate(item["annotations"])
-                if item["annotations"]
+                if item["annotations"] is not None  # {} (every hint at its default) is not None
                 else None,
                 icons=[Icon.model_validate(i) for i in item["icons"]] if item["icons"] is not None else None,
                 meta=item["meta"],
@@ -129,7 +129,7 @@ def save(key: str, tools: Iterable[Tool]) -> None:
             "parameters": t.parameters,
             "output_schema": t.output_schema,
             "annotations": t.annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
-            if t.annotations
+            if t.annotations is not None
             else None,
             "icons": [i.model_dump(mode="json", by_alias=True, exclude_none=True) for i in t.icons]
             if t.icons is not None

@@ -14,16 +14,13 @@ from ..registry import tool
 
 PathInProject = Annotated[
     str,
-    Field(
-        description="Path of the source file, relative to the workspace root (an absolute path inside it also works)."
-    ),
+    Field(description="Relative to the workspace root."),
 ]
-Line = Annotated[int, Field(description="Line of the symbol, 0-based (the first line is 0).", ge=0)]
+Line = Annotated[int, Field(description="0-based.", ge=0)]
 Character = Annotated[
     int,
     Field(
-        description="Character on that line, 0-based (UTF-16 units, as VS Code counts). A position a little off "
-        "the name (on the space before it, on the `(` after it) snaps to the nearest identifier on that line.",
+        description="0-based, UTF-16 units; snaps to the nearest identifier.",
         ge=0,
     ),
 ]
@@ -132,14 +129,8 @@ class FormatResult(TypedDict):
     errors=("not found", "no grammar for the file type", "outside the workspace"),
 )
 def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
-    """Get all symbols defined in a file (classes, functions, methods, variables, fields...), nested as the
-    code nests. Each symbol is `{name, kind, range{startLine,startCharacter,endLine,endCharacter}, text,
-    detail, selectionRange, children?}`: `kind` is a VS Code SymbolKind name (Class, Method, Function,
-    Variable, Constant, Interface, Enum, Struct, Field, Property...), `detail` the signature (parameters and
-    return type, base classes), positions 0-based. Local variables inside functions are left out. Works for
-    every language tree-sitter knows (Python, TS/JS, Go, Rust, C/C++, Java, C#, Ruby, PHP, Kotlin, Swift,
-    Markdown headings, JSON/YAML/TOML keys...) without a language server; when the file's language server is
-    already running, its kinds and details refine the answer (`enrichedBy` names it)."""
+    """Outline of a file: its classes, functions, methods, fields... nested, with kinds and signatures.
+    tree-sitter (most languages), refined by a running language server."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -154,14 +145,8 @@ def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
     errors=("not found", "no identifier on the line", "language server unavailable"),
 )
 def find_references(pathInProject: PathInProject, line: Line, character: Character) -> ReferencesResult:
-    """Find every reference to the symbol at a position, across the whole workspace, using the language's
-    server (basedpyright for Python, tsserver for TypeScript/JavaScript, configured servers for others).
-    Returns `{references: [{path, line, character, endLine, endCharacter, isDeclaration?}], symbol}` with
-    0-based positions; the declaration comes first, marked `isDeclaration: true`. The first call starts the
-    server and waits until it has loaded the project. If the answer may miss files (the server was still
-    loading, no tsconfig.json, or no server for the language so text matches were used) it says
-    `partial: true` with the `reason` — never an incomplete list presented as complete. References in files
-    outside the workspace (libraries) are only counted, as `outsideWorkspace`."""
+    """Every reference to the symbol at a 0-based position, workspace-wide, from the language server
+    (basedpyright, tsserver...); `partial` with a `reason` when it may miss some."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -189,31 +174,23 @@ def find_references(pathInProject: PathInProject, line: Line, character: Charact
 )
 def refactor_code_at_location(
     pathInProject: PathInProject,
-    line: Annotated[int, Field(description="Line where the refactoring applies, 0-based.", ge=0)],
-    character: Annotated[int, Field(description="Character on that line, 0-based (UTF-16 units).", ge=0)],
-    refactorType: Annotated[str, Field(description="One of: rename, extract_function, extract_variable.")],
+    line: Annotated[int, Field(description="0-based.", ge=0)],
+    character: Annotated[int, Field(description="0-based, UTF-16 units.", ge=0)],
+    refactorType: Annotated[str, Field(description="rename, extract_function or extract_variable.")],
     options: Annotated[
         dict[str, Any] | None,
         Field(
-            description="newName (required for rename; the name of the new function/variable for extracts); "
-            "endLine, endCharacter (0-based, exclusive: the end of the code to extract, starting at line/character); "
-            "preview (same as the top-level preview)."
+            description="newName (required for rename); endLine, endCharacter: 0-based end of the code to extract."
         ),
     ] = None,
     preview: Annotated[
         bool,
-        Field(description="true: return the unified diff of every file it would change and write nothing."),
+        Field(description="Return the diff; write nothing."),
     ] = False,
 ) -> RefactorResult:
-    """Refactor code at a position: `rename` the symbol there everywhere in the workspace (through the language
-    server, so only real references change, not look-alike text; rope is the Python fallback), or
-    `extract_function` / `extract_variable` on the code from (line, character) to (options.endLine,
-    options.endCharacter) — rope for Python, tsserver's refactorings for TypeScript/JavaScript. Without an end,
-    extract_function takes the statement(s) on `line` and extract_variable the whole expression around the
-    position. `options.newName` names the new function/variable. With `preview: true` nothing is written and
-    the result has `diff` (a unified diff of every file); otherwise every changed file is written atomically
-    (journaled, so it can be undone) and the result is `{success, message, changedFiles}`. A rename is refused
-    while the server has only a partial view of the project."""
+    """At a 0-based position: `rename` a symbol everywhere (language server; rope for Python) or
+    `extract_function`/`extract_variable` (up to `options.endLine`/`endCharacter`). `preview` gives the
+    diff; writes are journaled."""
     ws = current().workspace
     opts = dict(options or {})
     preview = bool(preview or opts.pop("preview", False))
@@ -231,10 +208,7 @@ def refactor_code_at_location(
     errors=("not found", "no identifier on the line", "no language server for the file type"),
 )
 def go_to_definition(pathInProject: PathInProject, line: Line, character: Character) -> DefinitionResult:
-    """Find where the symbol at a position is defined, through the language server. Returns
-    `{symbol, definitions: [{path, line, character, endLine, endCharacter, lineText}]}` (0-based positions;
-    `lineText` is the definition's line). Definitions in libraries outside the workspace give only the file
-    name and `outsideWorkspace: true`."""
+    """Where the symbol at a 0-based position is defined, from the language server."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -249,12 +223,8 @@ def go_to_definition(pathInProject: PathInProject, line: Line, character: Charac
     errors=("not found", "language server unavailable"),
 )
 def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
-    """The problems (errors and warnings) of one file, for checking right after an edit: ruff and basedpyright
-    for Python, tsserver for TypeScript/JavaScript, the configured server for other languages, and syntax errors
-    from tree-sitter for files no server handles. Returns `{path, problems: [{source, severity, code, message,
-    line, character, endLine, endCharacter}], errors, warnings, sources}`; positions are 0-based (add 1 for the
-    1-based line numbers of the file tools). `partial: true` with a `reason` when a server did not answer in
-    time."""
+    """Errors and warnings of one file, 0-based: ruff and basedpyright for Python, tsserver for TS/JS, other
+    language servers, else tree-sitter syntax errors."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -276,11 +246,10 @@ def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
 )
 def format_file(
     pathInProject: PathInProject,
-    preview: Annotated[bool, Field(description="true: return the diff and write nothing.")] = False,
+    preview: Annotated[bool, Field(description="Return the diff; write nothing.")] = False,
 ) -> FormatResult:
-    """Format a file with the project's formatter: ruff format for Python (honouring the project's ruff
-    settings), the TypeScript server for TS/JS, the configured language server for others. Writes the file
-    atomically (journaled) unless `preview`; returns `{path, changed, applied, diff?}`."""
+    """Format a file with the project's formatter (ruff for Python, tsserver for TS/JS, else the language
+    server); `preview` only returns the diff."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject) if preview else sandbox.resolve_for_write(ws, pathInProject)
     from ..engines import (

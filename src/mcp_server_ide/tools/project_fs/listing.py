@@ -53,31 +53,17 @@ def _flat_listing(arguments: dict[str, Any]) -> bool:
     errors=("not found", "not a folder", "outside the workspace"),
 )
 def project_fs_list(
-    dir: Annotated[
-        str | None, Field(description="Folder relative to the workspace root; omit it for the root.")
-    ] = None,
-    recursive: Annotated[bool, Field(description="Walk the whole tree below the folder.")] = False,
+    dir: Annotated[str | None, Field(description="Default: the root.")] = None,
+    recursive: bool = False,
     includeIgnored: Annotated[
         bool,
-        Field(
-            description="With recursive: also list what .gitignore excludes (never .git, node_modules, dist)."
-        ),
+        Field(description="With recursive: also what .gitignore excludes."),
     ] = False,
-    maxEntries: Annotated[
-        int, Field(ge=1, le=20000, description="Entries per answer (1-20000).")
-    ] = LIST_PAGE,
-    offset: Annotated[
-        int, Field(ge=0, description="Skip this many entries: pass the previous nextOffset.")
-    ] = 0,
+    maxEntries: Annotated[int, Field(ge=1, le=20000)] = LIST_PAGE,
+    offset: Annotated[int, Field(ge=0, description="The previous nextOffset.")] = 0,
 ) -> ListResult:
-    """List a directory in the project's sandbox. Paths are relative to the workspace root; `node_modules`,
-    `.git`, and `dist` are always skipped, because a listing that walks them buries the source tree under
-    build output. Returns `{ dir, entries, count }` where each entry is `{ path, type, size }` (`path`
-    relative to the root, `type` file, directory, symlink or other, `size` in bytes for files, 0 otherwise),
-    sorted by path. Omit `dir` for the workspace root, and pass `recursive: true` to walk the whole source
-    tree (a recursive walk also leaves out what .gitignore excludes, unless `includeIgnored`). Symlinks are
-    listed as `symlink` and never followed. Long listings are paged: `total`, `truncated` and `nextOffset`
-    say what is left. Read a file with `project_fs_read`."""
+    """List a folder (default: the root), or with `recursive` the whole tree; skips .git, node_modules and
+    dist (recursive: also what .gitignore excludes). Paged."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, dir or "")
     if not resolved.path.is_dir():
