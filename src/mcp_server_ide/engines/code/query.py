@@ -46,11 +46,17 @@ def prepare(
 ) -> str | None:
     """Sync documents and wait for the project; the reason an answer may be partial, or None."""
     try:
+        view = server.adapter.project_view(server, resolved.path)
+    except Unavailable as exc:
+        raise unavailable(exc) from None
+    try:
         server.refresh_open_documents()
         server.sync_document(resolved.path)
     except OSError as exc:
         raise ToolFailure(f"cannot read {resolved.display_rel!r}: {exc.strerror}", kind="not_found") from None
     reason = server.wait_ready(ready_timeout())
+    if cross_file and reason is None:
+        reason = view
     if cross_file and reason is None:
         try:
             reason = server.adapter.probe(server, resolved.path)
