@@ -108,6 +108,17 @@ def doc_text(server: LanguageServer | None, resolved: sandbox.Resolved) -> str:
     return textio.read_text(resolved).text
 
 
+def read_for(ws: Workspace, server: LanguageServer, path: Path) -> str | None:
+    """The text of a workspace file as ``server`` sees it, opening it there (a follow-up request on it
+    needs it open); None for a file outside the workspace or unreadable."""
+    if display(ws, path) is None:
+        return None
+    try:
+        return server.sync_document(path).text
+    except (OSError, ValueError):
+        return None
+
+
 def locations(result: LocationAnswer) -> list[tuple[str, lsp.Range]]:
     """(uri, range) pairs of a location answer; a link gives its target's selection range."""
     if result is None:
