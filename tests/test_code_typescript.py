@@ -251,3 +251,16 @@ async def test_plain_js_over_the_file_cap_refuses_naming_the_cap(
     assert "not renaming from a partial view" in text and "2 JS/TS files" in text, text
     assert "more than the 1 " in text and "MCP_IDE_TS_PROJECT_MAX_FILES" in text, text
     assert (js.root / "src/utils/helper.js").read_text() == SEED_HELPER
+
+
+async def test_plain_js_view_takes_in_a_file_created_after_the_server_started(js: Shared) -> None:
+    first = await js.call(
+        "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
+    )
+    assert {r["path"] for r in first["references"]} == {"src/utils/helper.js", "src/index.js"}
+    (js.root / "src/late.js").write_text("const { helper } = require('./utils/helper');\nhelper();\n")
+    out = await js.call(
+        "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
+    )
+    assert "partial" not in out, out
+    assert {r["path"] for r in out["references"]} == {"src/utils/helper.js", "src/index.js", "src/late.js"}

@@ -17,12 +17,16 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from pathlib import Path, PurePosixPath
+import time
+from pathlib import Path
 from typing import Any
 
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
 SOURCE_SUFFIXES = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx")
 DEFAULT_MAX_FILES = 5000
+OVER_CAP_RECHECK = 60.0
+"""Seconds an over-the-cap count is trusted before the root is walked again (a project that large
+is walked on every query otherwise, only to say its view is partial)."""
 PROJECT_NAME = ".mcp-server-ide.project"
 """The external project's name under the root: a name only, never a file (and not a config name,
 which tsserver would try to read)."""
@@ -68,15 +72,12 @@ def source_files(root: Path) -> list[str]:
     from ...search.files import list_files
 
     paths = list_files(root).paths
-    configured = {str(PurePosixPath(p).parent) for p in paths if PurePosixPath(p).name in CONFIG_NAMES}
-    out = []
-    for rel in paths:
-        if not rel.endswith(SOURCE_SUFFIXES):
-            continue
-        parents = {str(parent) for parent in PurePosixPath(rel).parents}
-        if configured & parents:
-            continue
-        out.append(rel)
+    configured = tuple(
+        p[: -len(name)] for p in paths for name in CONFIG_NAMES if p == name or p.endswith("/" + name)
+    )
+    if "" in configured:  # a config at the root covers everything
+        return []
+    out = [p for p in paths if p.endswith(SOURCE_SUFFIXES) and not (configured and p.startswith(configured))]
     out.sort()
     return out
 
@@ -99,6 +100,8 @@ class ProjectView:
         """(server generation, files) of the last project sent."""
         self.reason: str | None = None
         """Why the last view was partial (over the cap), or None."""
+        self._over_cap = -1
+        self._over_cap_until = 0.0
 
     def project_name(self, root: Path) -> str:
         return str(root / PROJECT_NAME)
@@ -108,11 +111,14 @@ class ProjectView:
         root: Path = server.root
         if covered_by_config(root, path):
             return None
-        files = source_files(root)
         cap = max_files()
+        if self.reason is not None and self._over_cap == cap and time.monotonic() < self._over_cap_until:
+            return self.reason
+        files = source_files(root)
         with self._lock:
             if len(files) > cap:
                 self.reason = over_cap_reason(len(files), cap)
+                self._over_cap, self._over_cap_until = cap, time.monotonic() + OVER_CAP_RECHECK
                 if self._sent is not None:
                     self._close(server, root)
                 return self.reason
