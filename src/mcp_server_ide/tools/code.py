@@ -159,9 +159,9 @@ def find_references(pathInProject: PathInProject, line: Line, character: Charact
     Returns `{references: [{path, line, character, endLine, endCharacter, isDeclaration?}], symbol}` with
     0-based positions; the declaration comes first, marked `isDeclaration: true`. The first call starts the
     server and waits until it has loaded the project. If the answer may miss files (the server was still
-    loading, no tsconfig.json, or no server for the language so text matches were used) it says
-    `partial: true` with the `reason` — never an incomplete list presented as complete. References in files
-    outside the workspace (libraries) are only counted, as `outsideWorkspace`."""
+    loading, over 5,000 JS/TS files and no tsconfig.json, or no server for the language so text matches were
+    used) it says `partial: true` with the `reason` — never an incomplete list presented as complete.
+    References in files outside the workspace (libraries) are only counted, as `outsideWorkspace`."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
