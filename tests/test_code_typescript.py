@@ -238,6 +238,25 @@ async def test_plain_js_without_jsconfig_renames_and_finds_references_in_every_f
         "{ helper }", "{ helperFunction }"
     )
     assert not list(js.root.glob("*config.json")) and not list(js.root.glob(".mcp*"))  # nothing written
+    node, _ = typescript_tools()
+    run = subprocess.run([node, str(js.root / "src/index.js")], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr  # the importer still finds what it requires
+
+
+async def test_plain_js_rename_refuses_when_importers_cannot_all_be_checked(
+    js: Shared, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp_server_ide.engines.code import shorthand
+
+    monkeypatch.setattr(shorthand, "MAX_CHECKS", 0)  # a name used in more places than are checked
+    refs = await js.call(
+        "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
+    )
+    assert refs["partial"] is True and "importers may be missing" in refs["reason"], refs
+    async with Client(js.server) as client:
+        result = await client.call_tool("refactor_code_at_location", RENAME)
+    assert result.is_error and "importers may be missing" in result.content[0].text, result.content[0].text
+    assert (js.root / "src/utils/helper.js").read_text() == SEED_HELPER
 
 
 async def test_plain_js_over_the_file_cap_refuses_naming_the_cap(

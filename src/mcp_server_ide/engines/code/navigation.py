@@ -60,11 +60,12 @@ def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: 
                 timeout=60,
             )
         )
-        refs = _through_shorthands(ws, server, list(refs or []))
+        refs, missing = _through_shorthands(ws, server, list(refs or []))
     except Unavailable as exc:
         raise unavailable(exc) from None
     if reason is None and server.loading():
         reason = server.wait_ready(0) or None
+    reason = reason or missing
     declared = {(u, r.start.line, r.start.character) for u, r in defs}
     out: list[dict[str, Any]] = []
     external = 0
@@ -118,6 +119,7 @@ def _through_shorthands(
         return list(answer or [])
 
     asked: set[tuple[str, int, int]] = set()
+    missing: str | None = None
     for _hop in range(shorthand.MAX_HOPS):
         spots = [
             (uri, pos)
@@ -129,9 +131,11 @@ def _through_shorthands(
         for uri, pos in spots:
             asked.add((uri, pos.line, pos.character))
             name = shorthand.name_at(read, uri, pos)
-            for other, at in shorthand.linked_uses(ws.root, uri, pos, name, read, refs_at):
+            uses, why = shorthand.linked_uses(ws.root, uri, pos, name, read, refs_at)
+            missing = missing or why
+            for other, at in uses:
                 refs = refs + refs_at(other, at)
-    return refs
+    return refs, missing
 
 
 def _text_references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: int) -> dict[str, Any]:

@@ -76,7 +76,14 @@ def plan_rename(
                 ) from None
             edit = None
         if edit is not None:
-            edit = _through_shorthands(ws, server, edit, new_name)
+            edit, missing = _through_shorthands(ws, server, edit, new_name)
+            if missing and not preview:
+                raise ToolFailure(
+                    f"unavailable: not renaming from a partial view of the project ({missing}); "
+                    "pass preview: true to see what it would change",
+                    kind="unavailable",
+                )
+            reason = reason or missing
             plans = multiedit.plan_workspace_edit(ws, edit)
     if plans is None or (not plans and resolved.path.suffix in PYTHON):
         if resolved.path.suffix not in PYTHON:
@@ -97,10 +104,10 @@ def plan_rename(
 
 def _through_shorthands(
     ws: Workspace, server: LanguageServer, edit: lsp.WorkspaceEdit, new_name: str
-) -> lsp.WorkspaceEdit:
+) -> tuple[lsp.WorkspaceEdit, str | None]:
     """``edit`` merged with the rename at an importer's use of every object-literal shorthand it
     renames, so the files importing a name exported as ``{ helper }`` are renamed with it (see
-    :mod:`.shorthand`)."""
+    :mod:`.shorthand`), and why importers may be missing."""
 
     def read(path: Path) -> str | None:
         return read_for(ws, server, path)
@@ -118,6 +125,7 @@ def _through_shorthands(
         return list(answer or [])
 
     asked: set[tuple[str, int, int]] = set()
+    missing: str | None = None
     for _hop in range(shorthand.MAX_HOPS):
         spots = [
             (uri, pos)
@@ -129,7 +137,9 @@ def _through_shorthands(
         for uri, pos in spots:
             asked.add((uri, pos.line, pos.character))
             old = shorthand.name_at(read, uri, pos)  # the edit is not applied yet: the old name
-            for other, at in shorthand.linked_uses(ws.root, uri, pos, old, read, refs_at):
+            uses, why = shorthand.linked_uses(ws.root, uri, pos, old, read, refs_at)
+            missing = missing or why
+            for other, at in uses:
                 try:
                     more = server.request(
                         "textDocument/rename",
@@ -146,4 +156,4 @@ def _through_shorthands(
                     continue
                 if more is not None:
                     edit = shorthand.merge_edits(edit, more) or edit
-    return edit
+    return edit, missing

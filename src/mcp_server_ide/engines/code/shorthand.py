@@ -74,9 +74,9 @@ def linked_uses(
     name: str,
     read: Callable[[Path], str | None],
     references: Callable[[str, lsp.Position], list[Any]],
-) -> list[tuple[str, lsp.Position]]:
+) -> tuple[list[tuple[str, lsp.Position]], str | None]:
     """One use per other JS/TS file of ``name`` whose references (``references(uri, position)``)
-    include the shorthand at (``uri``, ``pos``)."""
+    include the shorthand at (``uri``, ``pos``), and why that list may miss some (None when it cannot)."""
     from .. import search
 
     found = search.search_content(
@@ -101,7 +101,7 @@ def linked_uses(
             hits = [m.start() for m in word.finditer(line)]
             for col in hits:
                 if checks >= MAX_CHECKS:
-                    return out
+                    return out, too_many(name)
                 checks += 1
                 at = lsp.Position(line=row, character=len(line[:col].encode("utf-16-le")) // 2)
                 refs = references(other, at)
@@ -111,7 +111,14 @@ def linked_uses(
             else:
                 continue
             break
-    return out
+    return out, None if found.complete else too_many(name)
+
+
+def too_many(name: str) -> str:
+    return (
+        f"{name!r} is exported as a shorthand property ({{ {name} }}) and used in more places than the "
+        f"{MAX_CHECKS} checked for importers, so some importers may be missing"
+    )
 
 
 def name_at(read: Callable[[Path], str | None], uri: str, rng: lsp.Range | lsp.Position) -> str:
