@@ -60,7 +60,7 @@ def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: 
                 timeout=60,
             )
         )
-        refs, missing = _through_shorthands(ws, server, list(refs or []))
+        found, missing = _through_shorthands(ws, server, list(refs or []))
     except Unavailable as exc:
         raise unavailable(exc) from None
     if reason is None and server.loading():
@@ -70,7 +70,7 @@ def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: 
     out: list[dict[str, Any]] = []
     external = 0
     seen: set[tuple[str, int, int]] = set()
-    for loc in refs or []:
+    for loc in found:
         path = path_of(loc.uri)
         shown = display(ws, path) if path is not None else None
         if shown is None:
@@ -99,9 +99,9 @@ def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: 
 
 def _through_shorthands(
     ws: Workspace, server: LanguageServer, refs: list[lsp.Location]
-) -> list[lsp.Location]:
+) -> tuple[list[lsp.Location], str | None]:
     """``refs`` plus the references of the importers of every object-literal shorthand among them
-    (``module.exports = { helper }``; see :mod:`.shorthand`)."""
+    (``module.exports = { helper }``; see :mod:`.shorthand`), and why importers may be missing."""
 
     def read(path: Path) -> str | None:
         return read_for(ws, server, path)
