@@ -76,7 +76,10 @@ def plan_rename(
                 ) from None
             edit = None
         if edit is not None:
-            edit, missing = _through_shorthands(ws, server, edit, new_name)
+            try:
+                edit, missing = _through_shorthands(ws, server, edit, new_name)
+            except Unavailable as exc:
+                raise unavailable(exc) from None
             if missing and not preview:
                 raise ToolFailure(
                     f"unavailable: not renaming from a partial view of the project ({missing}); "
@@ -152,8 +155,12 @@ def _through_shorthands(
                     )
                 except Unavailable:
                     raise
-                except Exception:  # the server refused there: the first answer stands
+                except Exception as exc:  # the server refused at an importer: it would be left behind
+                    missing = missing or f"the server would not rename {old!r} where it is imported: {exc}"
                     continue
-                if more is not None:
-                    edit = shorthand.merge_edits(edit, more) or edit
+                merged = shorthand.merge_edits(edit, more) if more is not None else edit
+                if merged is None:
+                    missing = missing or f"the renames of {old!r} at its importers conflict with each other"
+                else:
+                    edit = merged
     return edit, missing
