@@ -109,19 +109,26 @@ async def test_a_query_while_loading_waits_or_says_partial(
         ws.close()
 
 
-async def test_typescript_without_a_project_file_is_marked_partial(tmp_path: Path) -> None:
+async def test_typescript_without_a_project_file_is_whole_up_to_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "loose"
     (root / "src").mkdir(parents=True)
     (root / "src/a.ts").write_text("export function hello(): string { return 'hi'; }\n")
     (root / "src/b.ts").write_text("import { hello } from './a';\nhello();\n")
     ws = Workspace.open(root)
     server, _ = build_server(lambda ctx: ws, None)
+    args = {"pathInProject": "src/a.ts", "line": 0, "character": 17}
     try:
-        out = (
-            await call(server, "find_references", {"pathInProject": "src/a.ts", "line": 0, "character": 17})
-        ).structured_content
+        monkeypatch.setenv("MCP_IDE_TS_PROJECT_MAX_FILES", "1")
+        out = (await call(server, "find_references", args)).structured_content
         assert out["partial"] is True
-        assert "tsconfig.json" in out["reason"]
+        assert "tsconfig.json" in out["reason"] and "MCP_IDE_TS_PROJECT_MAX_FILES" in out["reason"]
+        monkeypatch.delenv("MCP_IDE_TS_PROJECT_MAX_FILES")
+        out = (await call(server, "find_references", args)).structured_content
+        assert "partial" not in out, out
+        assert {r["path"] for r in out["references"]} == {"src/a.ts", "src/b.ts"}
+        assert sorted(p.name for p in root.iterdir()) == ["src"]  # nothing written into the workspace
     finally:
         ws.close()
 
