@@ -1,0 +1,871 @@
+"""What an assistant pays: bytes of tool results and calls per task, this server against Serena and the
+reference servers (issue 12, acceptance 1).
+
+Three peers run the same tasks, each over stdio through the official ``mcp`` client, each task on a
+fresh copy of a fixture repository built here (``economy_fixtures``):
+
+- ``ours``: this server (``python -m mcp_server_ide --workspace DIR``, from this checkout);
+- ``serena``: Serena (PyPI ``serena-agent``, classic tools interface, ``desktop-app`` context, its
+  ``python_basedpyright`` language server pointed at the basedpyright of this venv);
+- ``reference``: ``@modelcontextprotocol/server-filesystem`` + ``mcp-server-git`` + Desktop Commander
+  (for running commands and content search), used together as one assistant would.
+
+Tasks, each step done with the peer's natural tool(s) for it, every result checked (a failed step is
+reported loudly and the bench exits 1):
+
+- T1 fix-and-rename: search for a definition, outline the file, read the function, run the failing
+  tests, fix the bug, rename the function across files, run the tests again, git status, commit, diff
+  the commit;
+- T2 review: the branch's diff against main, the changed function's context, its references, the
+  file's problems (the change uses an undefined name);
+- T3 failing-test hunt in the real ``h11`` package (vendored, one planted bug): run the tests, read
+  the failing one's traceback, search for the code it points at, read it, go to the helper it calls,
+  read that, fix it, rerun the tests.
+
+Counted: the ``result`` object of every ``tools/call`` response as compact JSON (UTF-8 bytes, as
+received on the wire, before the client parses it), and the calls; per step, per task, per peer. Also
+each server's ``tools/list`` (compact bytes and tool count). Targets: ours <= 0.5x Serena's bytes on
+each task; ours ``tools/list`` <= 45 KB.
+
+    python bench/bench_economy.py [--peers ours,serena,reference] [--tasks T1,T2,T3] [--json FILE]
+                                  [--verbose]
+
+Peers are installed on first use under ``~/.cache/mcp-server-ide-bench`` (``economy_peers``); about
+1-2 minutes per run after that. ``BENCH_PROTOCOL`` picks the client mode (default ``legacy``: the
+initialize handshake, as VS Code and Claude speak today).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import economy_fixtures as fx
+from economy_peers import PeerMissing, Server, Wire, recording, reference_servers, serena_servers
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+MODE = os.environ.get("BENCH_PROTOCOL", "legacy")
+START_TIMEOUT = 120.0
+CALL_TIMEOUT = 180.0
+TASK_TIMEOUT = 900.0
+TOOLS_LIST_TARGET = 45 * 1024
+RATIO_TARGET = 0.5
+PEERS = ("ours", "serena", "reference")
+TASKS = {
+    "T1": "fix-and-rename (the issue's task)",
+    "T2": "review a branch's diff",
+    "T3": "failing-test hunt in h11",
+}
+
+
+class StepFailed(Exception):
+    """A step did not do what the task needs; the message says which peer, step and tool, and what came back."""
+
+
+@dataclass
+class Call:
+    step: str
+    server: str
+    tool: str
+    size: int
+
+
+@dataclass
+class Listing:
+    server: str
+    tools: int
+    size: int
+
+
+@dataclass
+class Outcome:
+    """One peer on one task."""
+
+    peer: str
+    task: str
+    calls: list[Call] = field(default_factory=list)
+    listings: list[Listing] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def size(self) -> int:
+        return sum(c.size for c in self.calls)
+
+    def steps(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for c in self.calls:
+            size, n = out.get(c.step, (0, 0))
+            out[c.step] = (size + c.size, n + 1)
+        return out
+
+
+class Session:
+    """The clients of one peer on one task, and what their calls cost."""
+
+    def __init__(self, outcome: Outcome, verbose: bool) -> None:
+        self.outcome = outcome
+        self.verbose = verbose
+        self.clients: dict[str, tuple[Any, Wire]] = {}
+        self.step = ""
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        args: dict[str, Any],
+        *,
+        expect: str | list[str] | None = None,
+        reject: str | list[str] | None = None,
+        disk: Callable[[], bool] | None = None,
+    ) -> str:
+        """Call ``tool`` on ``server``; the result's text (text blocks and structured content) when it
+        holds every ``expect`` string, none of the ``reject`` ones, and ``disk()`` holds afterwards."""
+        client, wire = self.clients[server]
+        since = len(wire.order)
+        where = f"{self.outcome.peer} / {self.outcome.task} / step '{self.step}' / {server}.{tool}"
+        try:
+            with anyio.fail_after(CALL_TIMEOUT):
+                result = await client.call_tool(tool, args)
+        except TimeoutError:
+            raise StepFailed(f"{where}: no answer in {CALL_TIMEOUT:.0f} s") from None
+        except Exception as exc:  # the client raises McpError and friends for protocol errors
+            raise StepFailed(f"{where}: the call raised {type(exc).__name__}: {exc}") from None
+        sizes = wire.take("tools/call", since)
+        size = sum(sizes)
+        self.outcome.calls.append(Call(self.step, server, tool, size))
+        parts = [getattr(block, "text", "") for block in result.content]
+        if result.structured_content is not None:
+            parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+        text = "\n".join(parts)
+        if self.verbose:
+            print(f"    [{size:>6} B] {server}.{tool}: {text[:160]!r}", flush=True)
+        if result.is_error:
+            raise StepFailed(f"{where}: the tool answered an error:\n{text[:1500]}")
+        for wanted in [expect] if isinstance(expect, str) else expect or []:
+            if wanted not in text:
+                raise StepFailed(f"{where}: the answer lacks {wanted!r}:\n{text[:1500]}")
+        for unwanted in [reject] if isinstance(reject, str) else reject or []:
+            if unwanted in text:
+                raise StepFailed(f"{where}: the answer holds {unwanted!r}:\n{text[:1500]}")
+        if disk is not None and not disk():
+            raise StepFailed(f"{where}: the workspace is not as the step should leave it:\n{text[:1500]}")
+        return text
+
+
+# ---------------------------------------------------------------------------------------------------
+# checks on disk
+
+
+def source_of(root: Path, rel: str) -> str:
+    return (root / rel).read_text()
+
+
+def fixed(root: Path) -> Callable[[], bool]:
+    return lambda: (
+        fx.FIX in source_of(root, "shop/pricing.py") and fx.BUG not in source_of(root, "shop/pricing.py")
+    )
+
+
+SHOP_FILES = ("shop/pricing.py", "shop/cart.py", "shop/receipt.py", "tests/test_pricing.py")
+
+
+def renamed(root: Path) -> Callable[[], bool]:
+    def check() -> bool:
+        texts = [source_of(root, rel) for rel in SHOP_FILES]
+        return all(fx.OLD_NAME not in t and fx.NEW_NAME in t for t in texts)
+
+    return check
+
+
+def committed(root: Path) -> Callable[[], bool]:
+    return lambda: (
+        fx.git(root, "status", "--porcelain") == "" and fx.git(root, "rev-list", "--count", "HEAD") == "2\n"
+    )
+
+
+def h11_fixed(root: Path) -> Callable[[], bool]:
+    return lambda: fx.H11_BUG_LINE in source_of(root, "src/h11/_headers.py")
+
+
+COMMIT_MESSAGE = "Apply the discount as a reduction; rename compute_total to order_total"
+FAILED_3 = "3 failed, 2 passed"
+PASSED_5 = "5 passed"
+
+
+def rename_edits(root: Path, rel: str) -> list[dict[str, str]]:
+    """The edits that rename the function in one file, line by line (what an assistant writes from the
+    search results' lines)."""
+    lines = [line for line in source_of(root, rel).splitlines() if fx.OLD_NAME in line]
+    return [{"oldText": line, "newText": line.replace(fx.OLD_NAME, fx.NEW_NAME)} for line in lines]
+
+
+# ---------------------------------------------------------------------------------------------------
+# T1: search, outline, read, test, fix, rename, test, status, commit, diff
+
+
+async def t1_ours(s: Session, root: Path) -> None:
+    rel = "shop/pricing.py"
+    s.step = "search definition"
+    await s.call("ide", "search_in_files_content", {"searchText": f"def {fx.OLD_NAME}"}, expect=rel)
+    s.step = "outline file"
+    await s.call(
+        "ide", "get_symbols_in_file", {"pathInProject": rel}, expect=[fx.OLD_NAME, "subtotal", "Item"]
+    )
+    s.step = "read function"
+    first, last = fx.span(root, rel, f"def {fx.OLD_NAME}")
+    await s.call(
+        "ide", "project_fs_read", {"path": rel, "startLine": first, "endLine": last}, expect=fx.BUG.strip()
+    )
+    s.step = "run tests (fail)"
+    await s.call("ide", "run_command_on_background", {"command": fx.PYTEST}, expect=FAILED_3)
+    s.step = "fix bug"
+    await s.call(
+        "ide",
+        "replace_specific_text",
+        {"pathInProject": rel, "searchText": fx.BUG.strip(), "replaceText": fx.FIX.strip()},
+        disk=fixed(root),
+    )
+    s.step = "rename across files"
+    line, char = fx.position(root, rel, f"def {fx.OLD_NAME}", word=fx.OLD_NAME)
+    await s.call(
+        "ide",
+        "refactor_code_at_location",
+        {
+            "pathInProject": rel,
+            "line": line,
+            "character": char,
+            "refactorType": "rename",
+            "options": {"newName": fx.NEW_NAME},
+        },
+        disk=renamed(root),
+    )
+    s.step = "run tests (pass)"
+    await s.call("ide", "run_command_on_background", {"command": fx.PYTEST}, expect=PASSED_5, reject="failed")
+    s.step = "git status"
+    await s.call("ide", "get_project_vcs_status", {}, expect=SHOP_FILES[:2])
+    s.step = "commit"
+    await s.call(
+        "ide", "commit_changes", {"message": COMMIT_MESSAGE, "files": ["shop", "tests"]}, disk=committed(root)
+    )
+    s.step = "diff commit"
+    await s.call(
+        "ide",
+        "get_file_diff",
+        {"pathInProject": ".", "commit2": "HEAD"},
+        expect=[fx.NEW_NAME, fx.FIX.strip()],
+    )
+
+
+async def t1_serena(s: Session, root: Path) -> None:
+    rel = "shop/pricing.py"
+    s.step = "search definition"
+    await s.call("serena", "find_symbol", {"name_path_pattern": fx.OLD_NAME}, expect=rel)
+    s.step = "outline file"
+    await s.call(
+        "serena", "get_symbols_overview", {"relative_path": rel}, expect=[fx.OLD_NAME, "subtotal", "Item"]
+    )
+    s.step = "read function"
+    await s.call(
+        "serena",
+        "find_symbol",
+        {"name_path_pattern": fx.OLD_NAME, "relative_path": rel, "include_body": True},
+        expect=fx.BUG.strip(),
+    )
+    s.step = "run tests (fail)"
+    await s.call("serena", "execute_shell_command", {"command": fx.PYTEST}, expect=FAILED_3)
+    s.step = "fix bug"
+    await s.call(
+        "serena",
+        "replace_content",
+        {"relative_path": rel, "needle": fx.BUG.strip(), "repl": fx.FIX.strip(), "mode": "literal"},
+        disk=fixed(root),
+    )
+    s.step = "rename across files"
+    await s.call(
+        "serena",
+        "rename_symbol",
+        {"name_path": fx.OLD_NAME, "relative_path": rel, "new_name": fx.NEW_NAME},
+        disk=renamed(root),
+    )
+    s.step = "run tests (pass)"
+    await s.call("serena", "execute_shell_command", {"command": fx.PYTEST}, expect=PASSED_5, reject="failed")
+    s.step = "git status"
+    await s.call("serena", "execute_shell_command", {"command": "git status --short"}, expect=SHOP_FILES[:2])
+    s.step = "commit"
+    await s.call(
+        "serena",
+        "execute_shell_command",
+        {"command": f"git add -A && git commit -q -m '{COMMIT_MESSAGE}'"},
+        disk=committed(root),
+    )
+    s.step = "diff commit"
+    await s.call(
+        "serena", "execute_shell_command", {"command": "git show HEAD"}, expect=[fx.NEW_NAME, fx.FIX.strip()]
+    )
+
+
+async def dc_search(s: Session, root: Path, pattern: str, expect: str | list[str], path: str = "") -> str:
+    """Desktop Commander's content search (ripgrep); its first answer carries the results of a quick search."""
+    where = str(root / path) if path else str(root)
+    return await s.call(
+        "commander",
+        "start_search",
+        {
+            "path": where,
+            "pattern": pattern,
+            "searchType": "content",
+            "ignoreCase": False,
+            "literalSearch": True,
+        },
+        expect=expect,
+    )
+
+
+async def dc_run(s: Session, command: str, **checks: Any) -> str:
+    return await s.call("commander", "start_process", {"command": command, "timeout_ms": 60000}, **checks)
+
+
+async def t1_reference(s: Session, root: Path) -> None:
+    rel = "shop/pricing.py"
+    repo = {"repo_path": str(root)}
+    s.step = "search definition"
+    await dc_search(s, root, f"def {fx.OLD_NAME}", expect=rel)
+    s.step = "outline file"  # no outline tool: read the file
+    await s.call(
+        "filesystem", "read_text_file", {"path": str(root / rel)}, expect=[fx.OLD_NAME, fx.BUG.strip()]
+    )
+    s.step = "read function"  # already read whole
+    s.step = "run tests (fail)"
+    await dc_run(s, fx.PYTEST, expect=FAILED_3)
+    s.step = "fix bug"
+    await s.call(
+        "filesystem",
+        "edit_file",
+        {
+            "path": str(root / rel),
+            "edits": [{"oldText": fx.BUG.rstrip("\n"), "newText": fx.FIX.rstrip("\n")}],
+        },
+        disk=fixed(root),
+    )
+    s.step = "rename across files"
+    await dc_search(s, root, fx.OLD_NAME, expect=list(SHOP_FILES))
+    for file in SHOP_FILES:
+        await s.call("filesystem", "edit_file", {"path": str(root / file), "edits": rename_edits(root, file)})
+    if not renamed(root)():
+        raise StepFailed(f"reference / T1 / rename: {fx.OLD_NAME} is still in the files")
+    s.step = "run tests (pass)"
+    await dc_run(s, fx.PYTEST, expect=PASSED_5, reject="failed")
+    s.step = "git status"
+    await s.call("git", "git_status", repo, expect=SHOP_FILES[:2])
+    s.step = "commit"
+    await s.call("git", "git_add", {**repo, "files": list(SHOP_FILES)})
+    await s.call("git", "git_commit", {**repo, "message": COMMIT_MESSAGE}, disk=committed(root))
+    s.step = "diff commit"
+    await s.call("git", "git_show", {**repo, "revision": "HEAD"}, expect=[fx.NEW_NAME, fx.FIX.strip()])
+
+
+# ---------------------------------------------------------------------------------------------------
+# T2: review a branch: diff, context, references, problems
+
+
+async def t2_ours(s: Session, root: Path) -> None:
+    rel = "shop/pricing.py"
+    s.step = "branch diff"
+    await s.call(
+        "ide",
+        "get_file_diff",
+        {"pathInProject": ".", "commit1": "main", "commit2": "HEAD"},
+        expect=fx.UNDEFINED,
+    )
+    s.step = "changed function"
+    first, last = fx.span(root, rel, "def subtotal")
+    await s.call(
+        "ide", "project_fs_read", {"path": rel, "startLine": first, "endLine": last}, expect=fx.UNDEFINED
+    )
+    s.step = "references"
+    line, char = fx.position(root, rel, "def subtotal", word="subtotal")
+    await s.call(
+        "ide",
+        "find_references",
+        {"pathInProject": rel, "line": line, "character": char},
+        expect="tests/test_pricing.py",
+    )
+    s.step = "problems"
+    await s.call("ide", "get_file_problems", {"pathInProject": rel}, expect=fx.UNDEFINED)
+
+
+async def t2_serena(s: Session, root: Path) -> None:
+    rel = "shop/pricing.py"
+    s.step = "branch diff"
+    await s.call("serena", "execute_shell_command", {"command": "git diff main...HEAD"}, expect=fx.UNDEFINED)
+    s.step = "changed function"
+    await s.call(
+        "serena",
+        "find_symbol",
+        {"name_path_pattern": "subtotal", "relative_path": rel, "include_body": True},
+        expect=fx.UNDEFINED,
+    )
+    s.step = "references"
+    await s.call(
+        "serena",
+        "find_referencing_symbols",
+        {"name_path": "subtotal", "relative_path": rel},
+        expect="test_pricing",
+    )
+    s.step = "problems"
+    await s.call("serena", "get_diagnostics_for_file", {"relative_path": rel}, expect=fx.UNDEFINED)
+
+
+async def t2_reference(s: Session, root: Path) -> None:
+    rel = "shop/pricing.py"
+    s.step = "branch diff"
+    await s.call("git", "git_diff", {"repo_path": str(root), "target": "main"}, expect=fx.UNDEFINED)
+    s.step = "changed function"
+    await s.call("filesystem", "read_text_file", {"path": str(root / rel)}, expect=fx.UNDEFINED)
+    s.step = "references"
+    await dc_search(s, root, "subtotal(", expect="test_pricing.py")
+    s.step = "problems"
+    await dc_run(s, f"ruff check {rel}", expect=fx.UNDEFINED)
+
+
+# ---------------------------------------------------------------------------------------------------
+# T3: failing-test hunt in h11
+
+
+H11_CONNECTION = "src/h11/_connection.py"
+H11_HEADERS = "src/h11/_headers.py"
+H11_PASS = "4 passed"
+H11_FAIL = "1 failed, 3 passed"
+
+
+async def t3_ours(s: Session, root: Path) -> None:
+    s.step = "run tests"
+    await s.call(
+        "ide",
+        "run_command_on_background",
+        {"command": f"{fx.PYTEST} --tb=no"},
+        expect=[fx.H11_FAILING, H11_FAIL],
+    )
+    s.step = "read traceback"
+    await s.call(
+        "ide", "run_command_on_background", {"command": f"{fx.PYTEST} {fx.H11_FAILING}"}, expect="MUST_CLOSE"
+    )
+    s.step = "search code"
+    await s.call(
+        "ide",
+        "search_in_files_content",
+        {"searchText": 'b"close"', "include": "src/**"},
+        expect=H11_CONNECTION,
+    )
+    s.step = "read code"
+    first, last = fx.span(root, H11_CONNECTION, "def _keep_alive")
+    await s.call(
+        "ide",
+        "project_fs_read",
+        {"path": H11_CONNECTION, "startLine": first, "endLine": last},
+        expect="get_comma_header",
+    )
+    s.step = "go to helper"
+    line, char = fx.position(root, H11_CONNECTION, 'get_comma_header(event.headers, b"connection")')
+    await s.call(
+        "ide",
+        "go_to_definition",
+        {"pathInProject": H11_CONNECTION, "line": line, "character": char},
+        expect="_headers.py",
+    )
+    s.step = "read helper"
+    first, last = fx.span(root, H11_HEADERS, "def get_comma_header")
+    await s.call(
+        "ide",
+        "project_fs_read",
+        {"path": H11_HEADERS, "startLine": first, "endLine": last},
+        expect="found_raw_value",
+    )
+    s.step = "fix bug"
+    await s.call(
+        "ide",
+        "replace_specific_text",
+        {"pathInProject": H11_HEADERS, "searchText": fx.H11_BUG_AFTER.strip(), "replaceText": h11_fix_text()},
+        disk=h11_fixed(root),
+    )
+    s.step = "rerun tests"
+    await s.call("ide", "run_command_on_background", {"command": fx.PYTEST}, expect=H11_PASS, reject="failed")
+
+
+def h11_fix_text() -> str:
+    """What replaces the ``if found_name == name:`` line: itself and the lower-casing line restored."""
+    return fx.H11_BUG_AFTER.strip() + "\n" + fx.H11_BUG_LINE.rstrip("\n")
+
+
+async def t3_serena(s: Session, root: Path) -> None:
+    s.step = "run tests"
+    await s.call(
+        "serena",
+        "execute_shell_command",
+        {"command": f"{fx.PYTEST} --tb=no"},
+        expect=[fx.H11_FAILING, H11_FAIL],
+    )
+    s.step = "read traceback"
+    await s.call(
+        "serena", "execute_shell_command", {"command": f"{fx.PYTEST} {fx.H11_FAILING}"}, expect="MUST_CLOSE"
+    )
+    s.step = "search code"
+    await s.call(
+        "serena",
+        "search_for_pattern",
+        {"substring_pattern": 'b"close"', "relative_path": "src"},
+        expect="_connection.py",
+    )
+    s.step = "read code"
+    await s.call(
+        "serena",
+        "find_symbol",
+        {"name_path_pattern": "_keep_alive", "relative_path": H11_CONNECTION, "include_body": True},
+        expect="get_comma_header",
+    )
+    s.step = "go to helper"  # finding the symbol by name brings its body too
+    await s.call(
+        "serena",
+        "find_symbol",
+        {"name_path_pattern": "get_comma_header", "relative_path": "src", "include_body": True},
+        expect="found_raw_value",
+    )
+    s.step = "read helper"  # already read with the definition
+    s.step = "fix bug"
+    await s.call(
+        "serena",
+        "replace_content",
+        {
+            "relative_path": H11_HEADERS,
+            "needle": fx.H11_BUG_AFTER.strip(),
+            "repl": h11_fix_text(),
+            "mode": "literal",
+        },
+        disk=h11_fixed(root),
+    )
+    s.step = "rerun tests"
+    await s.call("serena", "execute_shell_command", {"command": fx.PYTEST}, expect=H11_PASS, reject="failed")
+
+
+async def t3_reference(s: Session, root: Path) -> None:
+    s.step = "run tests"
+    await dc_run(s, f"{fx.PYTEST} --tb=no", expect=[fx.H11_FAILING, H11_FAIL])
+    s.step = "read traceback"
+    await dc_run(s, f"{fx.PYTEST} {fx.H11_FAILING}", expect="MUST_CLOSE")
+    s.step = "search code"
+    await dc_search(s, root, 'b"close"', expect="_connection.py", path="src")
+    s.step = "read code"  # the file's head, down to the end of the function the search pointed at
+    _, last = fx.span(root, H11_CONNECTION, "def _keep_alive")
+    await s.call(
+        "filesystem",
+        "read_text_file",
+        {"path": str(root / H11_CONNECTION), "head": last},
+        expect="_keep_alive",
+    )
+    s.step = "go to helper"
+    await dc_search(s, root, "def get_comma_header", expect="_headers.py", path="src")
+    s.step = "read helper"
+    _, last = fx.span(root, H11_HEADERS, "def get_comma_header")
+    await s.call(
+        "filesystem",
+        "read_text_file",
+        {"path": str(root / H11_HEADERS), "head": last},
+        expect="found_raw_value",
+    )
+    s.step = "fix bug"
+    await s.call(
+        "filesystem",
+        "edit_file",
+        {
+            "path": str(root / H11_HEADERS),
+            "edits": [{"oldText": fx.H11_BUG_AFTER.rstrip("\n"), "newText": h11_fix_text()}],
+        },
+        disk=h11_fixed(root),
+    )
+    s.step = "rerun tests"
+    await dc_run(s, fx.PYTEST, expect=H11_PASS, reject="failed")
+
+
+SCRIPTS: dict[str, dict[str, Callable[[Session, Path], Awaitable[None]]]] = {
+    "T1": {"ours": t1_ours, "serena": t1_serena, "reference": t1_reference},
+    "T2": {"ours": t2_ours, "serena": t2_serena, "reference": t2_reference},
+    "T3": {"ours": t3_ours, "serena": t3_serena, "reference": t3_reference},
+}
+FIXTURES: dict[str, Callable[[Path], Path]] = {"T1": fx.shop, "T2": fx.shop_review, "T3": fx.h11_hunt}
+
+
+# ---------------------------------------------------------------------------------------------------
+# running
+
+
+def base_env(scratch: Path) -> dict[str, str]:
+    """The environment of every peer: this interpreter's folder first on PATH (python with pytest, ruff,
+    rg), a private git config, the fixed committer and dates."""
+    gitconfig = scratch / "gitconfig"
+    if not gitconfig.exists():
+        gitconfig.write_text(
+            "[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n"
+        )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "VIRTUAL_ENV", "PYTHON"))}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.update(fx.GIT_ENV, GIT_CONFIG_GLOBAL=str(gitconfig), GIT_CONFIG_NOSYSTEM="1", NO_COLOR="1")
+    return env
+
+
+def servers_of(peer: str, root: Path, scratch: Path) -> list[Server]:
+    env = base_env(scratch)
+    if peer == "ours":
+        argv = [
+            sys.executable,
+            "-m",
+            "mcp_server_ide",
+            "--workspace",
+            str(root),
+            "--state-dir",
+            str(scratch / "state"),
+        ]
+        return [Server("ide", argv, env, root)]
+    if peer == "serena":
+        return serena_servers(root, scratch, env)
+    return reference_servers(root, scratch, env)
+
+
+async def run_one(outcome: Outcome, scratch: Path, verbose: bool) -> Outcome:
+    """Run one task on one peer, filling ``outcome`` (its listings stay filled when a step fails)."""
+    peer, task = outcome.peer, outcome.task
+    work = scratch / f"{task}-{peer}"
+    work.mkdir()
+    root = FIXTURES[task](work / "repo")
+    servers = servers_of(peer, root, work)
+    session = Session(outcome, verbose)
+    log_path = work / "servers.log"
+    started = time.perf_counter()
+    try:
+        with open(log_path, "w") as log, anyio.fail_after(TASK_TIMEOUT):
+            async with AsyncExitStack() as stack:
+                for server in servers:
+                    session.clients[server.label] = await start(stack, server, log, outcome)
+                await SCRIPTS[task][peer](session, root)
+    except TimeoutError:
+        raise StepFailed(
+            f"{peer} / {task}: not done in {TASK_TIMEOUT:.0f} s (step '{session.step}')"
+        ) from None
+    except BaseExceptionGroup as group:  # task groups of the client wrap what a step raised
+        raise first_cause(group) from None
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+async def start(stack: AsyncExitStack, server: Server, log: Any, outcome: Outcome) -> tuple[Any, Wire]:
+    """Start one server (its client enters ``stack``) and note its ``tools/list``."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    wire = Wire()
+    params = StdioServerParameters(
+        command=server.argv[0],
+        args=server.argv[1:],
+        env=server.env,
+        cwd=str(server.cwd) if server.cwd else None,
+    )
+    try:
+        client = await stack.enter_async_context(Client(recording(params, wire, log), mode=MODE))
+        since = len(wire.order)
+        with anyio.fail_after(START_TIMEOUT):
+            listed = await client.list_tools(cache_mode="bypass")
+    except TimeoutError:
+        raise StepFailed(
+            f"{outcome.peer}: {server.label} did not list its tools in {START_TIMEOUT:.0f} s"
+        ) from None
+    except Exception as exc:
+        raise StepFailed(
+            f"{outcome.peer}: {server.label} did not start: {type(exc).__name__}: {exc}"
+        ) from None
+    outcome.listings.append(Listing(server.label, len(listed.tools), sum(wire.take("tools/list", since))))
+    return client, wire
+
+
+def first_cause(group: BaseExceptionGroup) -> BaseException:
+    """The first StepFailed or PeerMissing inside nested exception groups (else the group itself)."""
+    for exc in group.exceptions:
+        if isinstance(exc, (StepFailed, PeerMissing)):
+            return exc
+        if isinstance(exc, BaseExceptionGroup):
+            found = first_cause(exc)
+            if found is not exc:
+                return found
+    return group
+
+
+def kb(size: int) -> str:
+    return f"{size / 1024:.1f} KB"
+
+
+def report(outcomes: list[Outcome], listed: dict[str, Outcome], tasks: list[str], peers: list[str]) -> bool:
+    """Print the tables; True when every target holds."""
+    ok = True
+    by = {(o.task, o.peer): o for o in outcomes}
+    print("\n== tools/list (compact JSON of the result) ==")
+    for peer in peers:
+        first = listed.get(peer)
+        if first is None or not first.listings:
+            print(f"  {peer:<10} (not measured)")
+            continue
+        total = sum(x.size for x in first.listings)
+        tools = sum(x.tools for x in first.listings)
+        parts = ", ".join(f"{x.server} {x.tools} tools {x.size:,} B" for x in first.listings)
+        line = f"  {peer:<10} {tools:>3} tools {total:>8,} B ({kb(total)})"
+        if len(first.listings) > 1:
+            line += f"  [{parts}]"
+        if peer == "ours":
+            hit = total <= TOOLS_LIST_TARGET
+            ok &= hit
+            line += f"  target <= {kb(TOOLS_LIST_TARGET)}: {'ok' if hit else 'MISSED'}"
+        print(line)
+    for task in tasks:
+        print(f"\n== {task}: {TASKS[task]} ==")
+        present = [p for p in peers if (task, p) in by]
+        steps: list[str] = []
+        for p in present:
+            for step in by[(task, p)].steps():
+                if step not in steps:
+                    steps.append(step)
+        print(f"  {'step':<22}" + "".join(f"{p:>20}" for p in present))
+        for step in steps:
+            cells = []
+            for p in present:
+                size, n = by[(task, p)].steps().get(step, (0, 0))
+                cells.append(f"{size:>8,} B {n:>2} call{'s' if n != 1 else ' '}" if n else f"{'-':>19}")
+            print(f"  {step:<22}" + "".join(f"{c:>20}" for c in cells))
+        print(
+            f"  {'total':<22}"
+            + "".join(f"{by[(task, p)].size:>8,} B {len(by[(task, p)].calls):>2} calls" for p in present)
+        )
+        print(f"  {'seconds':<22}" + "".join(f"{by[(task, p)].seconds:>19.1f}s" for p in present))
+        if (task, "ours") in by and (task, "serena") in by:
+            ratio = by[(task, "ours")].size / max(1, by[(task, "serena")].size)
+            hit = ratio <= RATIO_TARGET
+            ok &= hit
+            print(
+                f"  ours / serena bytes: {ratio:.2f}  (target <= {RATIO_TARGET}: {'ok' if hit else 'MISSED'})"
+            )
+        if (task, "ours") in by and (task, "reference") in by:
+            ratio = by[(task, "ours")].size / max(1, by[(task, "reference")].size)
+            print(f"  ours / reference bytes: {ratio:.2f}")
+    return ok
+
+
+def as_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    return [
+        {
+            "peer": o.peer,
+            "task": o.task,
+            "bytes": o.size,
+            "calls": len(o.calls),
+            "seconds": round(o.seconds, 2),
+            "steps": {k: {"bytes": v[0], "calls": v[1]} for k, v in o.steps().items()},
+            "perCall": [c.__dict__ for c in o.calls],
+            "toolsList": [x.__dict__ for x in o.listings],
+        }
+        for o in outcomes
+    ]
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    peers = [p.strip() for p in args.peers.split(",") if p.strip()]
+    tasks = [t.strip().upper() for t in args.tasks.split(",") if t.strip()]
+    for name in peers:
+        if name not in PEERS:
+            print(f"unknown peer {name!r}: choose from {', '.join(PEERS)}", file=sys.stderr)
+            return 2
+    for name in tasks:
+        if name not in TASKS:
+            print(f"unknown task {name!r}: choose from {', '.join(TASKS)}", file=sys.stderr)
+            return 2
+    scratch = Path(tempfile.mkdtemp(prefix="bench-economy-"))
+    outcomes: list[Outcome] = []
+    failures: list[str] = []
+    missing: dict[str, str] = {}
+    listed: dict[str, Outcome] = {}
+    started = time.perf_counter()
+    print(f"bench_economy: peers {', '.join(peers)}; tasks {', '.join(tasks)}; protocol {MODE}; in {scratch}")
+    try:
+        for task in tasks:
+            for peer in peers:
+                if peer in missing:
+                    continue
+                print(f"- {task} {peer} ...", flush=True)
+                outcome = Outcome(peer, task)
+                listed.setdefault(peer, outcome)
+                try:
+                    await run_one(outcome, scratch, args.verbose)
+                except PeerMissing as exc:
+                    missing[peer] = str(exc)
+                    print(f"  PEER MISSING: {peer}: {exc}", flush=True)
+                    continue
+                except StepFailed as exc:
+                    failures.append(str(exc))
+                    print(f"  STEP FAILED: {exc}", flush=True)
+                    log = scratch / f"{task}-{peer}" / "servers.log"
+                    if log.exists():
+                        tail = log.read_text(errors="replace").strip().splitlines()[-12:]
+                        if tail:
+                            print("  last lines the servers wrote on stderr:\n    " + "\n    ".join(tail))
+                    continue
+                outcomes.append(outcome)
+                print(
+                    f"  {outcome.size:,} B in {len(outcome.calls)} calls, {outcome.seconds:.1f} s", flush=True
+                )
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    targets_ok = report(outcomes, listed, tasks, peers)
+    print(f"\nwall time {time.perf_counter() - started:.0f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(as_json(outcomes), indent=1) + "\n")
+    for peer, why in missing.items():
+        print(f"PEER MISSING: {peer}: {why}", file=sys.stderr)
+    for failure in failures:
+        print(f"FAILED: {failure.splitlines()[0]}", file=sys.stderr)
+    if missing or failures:
+        return 1
+    if not targets_ok:
+        print("targets missed (see above)")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated: ours, serena, reference")
+    parser.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: T1, T2, T3")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--verbose", action="store_true", help="print every call's size and the start of its text"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder (fixtures, server logs)")
+    args = parser.parse_args()
+    try:
+        return anyio.run(main_async, args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception:
+        traceback.print_exc()
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
