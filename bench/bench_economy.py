@@ -40,6 +40,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -81,6 +83,7 @@ class Call:
     server: str
     tool: str
     size: int
+    content_size: int
 
 
 @dataclass
@@ -104,6 +107,10 @@ class Outcome:
     @property
     def size(self) -> int:
         return sum(c.size for c in self.calls)
+
+    @property
+    def content_size(self) -> int:
+        return sum(c.content_size for c in self.calls)
 
     def steps(self) -> dict[str, tuple[int, int]]:
         out: dict[str, tuple[int, int]] = {}
@@ -144,9 +151,9 @@ class Session:
             raise StepFailed(f"{where}: no answer in {CALL_TIMEOUT:.0f} s") from None
         except Exception as exc:  # the client raises McpError and friends for protocol errors
             raise StepFailed(f"{where}: the call raised {type(exc).__name__}: {exc}") from None
-        sizes = wire.take("tools/call", since)
-        size = sum(sizes)
-        self.outcome.calls.append(Call(self.step, server, tool, size))
+        size = sum(wire.take("tools/call", since))
+        content_size = sum(wire.take_content("tools/call", since))
+        self.outcome.calls.append(Call(self.step, server, tool, size, content_size))
         parts = [getattr(block, "text", "") for block in result.content]
         if result.structured_content is not None:
             parts.append(json.dumps(result.structured_content, ensure_ascii=False))
@@ -155,15 +162,33 @@ class Session:
             print(f"    [{size:>6} B] {server}.{tool}: {text[:160]!r}", flush=True)
         if result.is_error:
             raise StepFailed(f"{where}: the tool answered an error:\n{text[:1500]}")
+        self.check(text, expect=expect, reject=reject, disk=disk, where=where)
+        return text
+
+    def check(
+        self,
+        text: str,
+        *,
+        expect: str | list[str] | None = None,
+        reject: str | list[str] | None = None,
+        disk: Callable[[], bool] | None = None,
+        where: str = "",
+    ) -> None:
+        """Raise StepFailed unless ``text`` holds every ``expect``, no ``reject``, and ``disk()`` holds."""
+        where = where or f"{self.outcome.peer} / {self.outcome.task} / step '{self.step}'"
         for wanted in [expect] if isinstance(expect, str) else expect or []:
             if wanted not in text:
                 raise StepFailed(f"{where}: the answer lacks {wanted!r}:\n{text[:1500]}")
         for unwanted in [reject] if isinstance(reject, str) else reject or []:
             if unwanted in text:
                 raise StepFailed(f"{where}: the answer holds {unwanted!r}:\n{text[:1500]}")
-        if disk is not None and not disk():
-            raise StepFailed(f"{where}: the workspace is not as the step should leave it:\n{text[:1500]}")
-        return text
+        if disk is not None:
+            try:
+                ok = disk()
+            except Exception as exc:
+                raise StepFailed(f"{where}: checking the workspace raised {exc!r}:\n{text[:1500]}") from None
+            if not ok:
+                raise StepFailed(f"{where}: the workspace is not as the step should leave it:\n{text[:1500]}")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -198,7 +223,12 @@ def committed(root: Path) -> Callable[[], bool]:
 
 
 def h11_fixed(root: Path) -> Callable[[], bool]:
-    return lambda: fx.H11_BUG_LINE in source_of(root, "src/h11/_headers.py")
+    def check() -> bool:
+        text = source_of(root, "src/h11/_headers.py")
+        compile(text, "_headers.py", "exec")  # a SyntaxError here is a broken edit: the step fails
+        return fx.H11_BUG_AFTER + fx.H11_BUG_LINE in text
+
+    return check
 
 
 COMMIT_MESSAGE = "Apply the discount as a reduction; rename compute_total to order_total"
@@ -319,24 +349,39 @@ async def t1_serena(s: Session, root: Path) -> None:
 
 
 async def dc_search(s: Session, root: Path, pattern: str, expect: str | list[str], path: str = "") -> str:
-    """Desktop Commander's content search (ripgrep); its first answer carries the results of a quick search."""
-    where = str(root / path) if path else str(root)
-    return await s.call(
-        "commander",
-        "start_search",
-        {
-            "path": where,
-            "pattern": pattern,
-            "searchType": "content",
-            "ignoreCase": False,
-            "literalSearch": True,
-        },
-        expect=expect,
-    )
+    """A content search through Desktop Commander: ``git grep`` in its shell. (Its own ``start_search``
+    answers after at most 40 ms with whatever ripgrep found by then, so its answer, and whether a
+    ``get_more_search_results`` call is needed, changes from run to run.)"""
+    where = f" -- {path}" if path else ""
+    return await dc_run(s, f"git grep -n -F {shlex.quote(pattern)}{where}", expect=expect)
 
 
 async def dc_run(s: Session, command: str, **checks: Any) -> str:
-    return await s.call("commander", "start_process", {"command": command, "timeout_ms": 60000}, **checks)
+    """A command through Desktop Commander: ``start_process``, then ``read_process_output`` for as long as
+    it says the process is still running (it returns early when the output pauses, e.g. between pytest's
+    progress line and its summary, taking that for a prompt). The checks apply to all the output."""
+    text = await s.call("commander", "start_process", {"command": command, "timeout_ms": 60000})
+    pid = re.search(r"PID (-?\d+)", text)
+    if pid is None:
+        raise StepFailed(
+            f"{s.outcome.peer} / {s.outcome.task} / {s.step}: no PID in the answer:\n{text[:800]}"
+        )
+    read = {"pid": int(pid.group(1)), "timeout_ms": 5000}
+    last = text
+    if text.rstrip().endswith("Initial output:"):
+        # It answers on the process's exit event, which can come before the output has been read: the
+        # answer is then empty, and the output is read from the finished session.
+        last = await s.call("commander", "read_process_output", read)
+        text += last
+    rounds = 0
+    while ("🔄" in text or "⏳" in text) and "Process completed" not in last:
+        rounds += 1
+        if rounds > 20:
+            raise StepFailed(f"{s.outcome.peer} / {s.outcome.task} / {s.step}: `{command}` still running")
+        last = await s.call("commander", "read_process_output", read)
+        text += last
+    s.check(text, **checks)
+    return text
 
 
 async def t1_reference(s: Session, root: Path) -> None:
@@ -439,7 +484,7 @@ async def t2_reference(s: Session, root: Path) -> None:
     s.step = "references"
     await dc_search(s, root, "subtotal(", expect="test_pricing.py")
     s.step = "problems"
-    await dc_run(s, f"ruff check {rel}", expect=fx.UNDEFINED)
+    await dc_run(s, f"{fx.PYTHON} -m ruff check {rel}", expect=fx.UNDEFINED)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -592,7 +637,12 @@ async def t3_reference(s: Session, root: Path) -> None:
         "edit_file",
         {
             "path": str(root / H11_HEADERS),
-            "edits": [{"oldText": fx.H11_BUG_AFTER.rstrip("\n"), "newText": h11_fix_text()}],
+            "edits": [
+                {
+                    "oldText": fx.H11_BUG_AFTER.rstrip("\n"),
+                    "newText": (fx.H11_BUG_AFTER + fx.H11_BUG_LINE).rstrip("\n"),
+                }
+            ],
         },
         disk=h11_fixed(root),
     )
@@ -755,6 +805,10 @@ def report(outcomes: list[Outcome], listed: dict[str, Outcome], tasks: list[str]
             f"  {'total':<22}"
             + "".join(f"{by[(task, p)].size:>8,} B {len(by[(task, p)].calls):>2} calls" for p in present)
         )
+        print(
+            f"  {'(content blocks only)':<22}"
+            + "".join(f"{by[(task, p)].content_size:>8,} B{'':>9}" for p in present)
+        )
         print(f"  {'seconds':<22}" + "".join(f"{by[(task, p)].seconds:>19.1f}s" for p in present))
         if (task, "ours") in by and (task, "serena") in by:
             ratio = by[(task, "ours")].size / max(1, by[(task, "serena")].size)
@@ -775,6 +829,7 @@ def as_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
             "peer": o.peer,
             "task": o.task,
             "bytes": o.size,
+            "contentBytes": o.content_size,
             "calls": len(o.calls),
             "seconds": round(o.seconds, 2),
             "steps": {k: {"bytes": v[0], "calls": v[1]} for k, v in o.steps().items()},

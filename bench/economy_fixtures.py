@@ -19,6 +19,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 GIT_ENV = {
@@ -26,13 +27,15 @@ GIT_ENV = {
     "GIT_AUTHOR_EMAIL": "bench@example.com",
     "GIT_COMMITTER_NAME": "Bench",
     "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "GIT_AUTHOR_DATE": "2026-01-02T03:04:05+00:00",
-    "GIT_COMMITTER_DATE": "2026-01-02T03:04:05+00:00",
+    "GIT_AUTHOR_DATE": "1767323045 +0000",  # 2026-01-02T03:04:05Z in git's raw form, which GitPython
+    "GIT_COMMITTER_DATE": "1767323045 +0000",  # (mcp-server-git) reads too: it refuses ISO 8601 with an offset
 }
 """Who commits, and when: for the fixtures and for every peer's commits alike."""
 
-PYTEST = "python -m pytest -q -p no:cacheprovider"
-"""How every peer runs the tests (``python`` is the bench's interpreter: its folder leads PATH)."""
+PYTHON = sys.executable
+PYTEST = f"{PYTHON} -m pytest -q -p no:cacheprovider"
+"""How every peer runs the tests: the bench's interpreter by its absolute path (Desktop Commander runs
+commands in a login shell, whose profile resets PATH)."""
 
 PRICING = '''"""Prices of orders: line items, subtotals, discounts and tax."""
 

@@ -245,11 +245,16 @@ class Wire:
 
     methods: dict[Any, str] = field(default_factory=dict)
     sizes: dict[Any, int] = field(default_factory=dict)
+    content_sizes: dict[Any, int] = field(default_factory=dict)
     order: list[Any] = field(default_factory=list)
 
     def take(self, method: str, since: int) -> list[int]:
         """Sizes of the results of ``method`` answered since position ``since`` of the order."""
         return [self.sizes[i] for i in self.order[since:] if self.methods.get(i) == method]
+
+    def take_content(self, method: str, since: int) -> list[int]:
+        """Like :meth:`take`, for the results' ``content`` lists alone (no ``structuredContent``)."""
+        return [self.content_sizes[i] for i in self.order[since:] if self.methods.get(i) == method]
 
 
 @asynccontextmanager
@@ -269,6 +274,7 @@ async def recording(params: Any, wire: Wire, errlog: Any) -> AsyncIterator[Any]:
                     result = getattr(message, "result", None)
                     if isinstance(result, dict) and getattr(message, "id", None) is not None:
                         wire.sizes[message.id] = compact_size(result)
+                        wire.content_sizes[message.id] = compact_size(result.get("content", []))
                         wire.order.append(message.id)
                     await to_session.send(item)
 
