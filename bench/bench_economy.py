@@ -4,7 +4,9 @@ reference servers (issue 12, acceptance 1).
 Three peers run the same tasks, each over stdio through the official ``mcp`` client, each task on a
 fresh copy of a fixture repository built here (``economy_fixtures``):
 
-- ``ours``: this server (``python -m mcp_server_ide --workspace DIR``, from this checkout);
+- ``ours``: this server, ``python -m mcp_server_ide --workspace DIR`` with the bench's interpreter (so
+  the checkout it runs in is measured: a venv's ``mcp-server-ide`` script may carry another checkout's
+  interpreter in its shebang, as a worktree's does here);
 - ``serena``: Serena (PyPI ``serena-agent``, classic tools interface, ``desktop-app`` context, its
   ``python_basedpyright`` language server pointed at the basedpyright of this venv);
 - ``reference``: ``@modelcontextprotocol/server-filesystem`` + ``mcp-server-git`` + Desktop Commander
@@ -28,7 +30,18 @@ each server's ``tools/list`` (compact bytes and tool count). Targets: ours <= 0.
 each task; ours ``tools/list`` <= 45 KB.
 
     python bench/bench_economy.py [--peers ours,serena,reference] [--tasks T1,T2,T3] [--json FILE]
-                                  [--verbose]
+                                  [--verbose] [--keep] [--check-targets]
+
+Exit status: 0 when every step of every peer succeeded (targets are printed, and with
+``--check-targets`` a missed one exits 3), 1 when a step failed or a peer could not be installed
+(the message names what is missing), 2 for bad arguments.
+
+Counted as on the wire, so a server that sends its data twice (a text block and ``structuredContent``)
+pays twice; the line "content blocks only" gives the bytes of the ``content`` lists alone, what a client
+that shows the model only the text blocks pays. Desktop Commander answers ``start_process`` as soon as
+the output pauses (taking pytest's pause before its summary for a prompt), so its number of
+``read_process_output`` calls, and its bytes, vary by a few from run to run; the other peers' bytes
+are the same every run.
 
 Peers are installed on first use under ``~/.cache/mcp-server-ide-bench`` (``economy_peers``); about
 1-2 minutes per run after that. ``BENCH_PROTOCOL`` picks the client mode (default ``legacy``: the
@@ -789,6 +802,9 @@ def report(outcomes: list[Outcome], listed: dict[str, Outcome], tasks: list[str]
     for task in tasks:
         print(f"\n== {task}: {TASKS[task]} ==")
         present = [p for p in peers if (task, p) in by]
+        if not present:
+            print("  (no peer finished this task)")
+            continue
         steps: list[str] = []
         for p in present:
             for step in by[(task, p)].steps():
@@ -900,6 +916,8 @@ async def main_async(args: argparse.Namespace) -> int:
         return 1
     if not targets_ok:
         print("targets missed (see above)")
+        if args.check_targets:
+            return 3
     return 0
 
 
@@ -911,6 +929,7 @@ def main() -> int:
     parser.add_argument(
         "--verbose", action="store_true", help="print every call's size and the start of its text"
     )
+    parser.add_argument("--check-targets", action="store_true", help="exit 3 when a target is missed")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (fixtures, server logs)")
     args = parser.parse_args()
     try:

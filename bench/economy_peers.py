@@ -15,7 +15,8 @@ Peers are installed on first use, outside the repository and never into the proj
   ``--ignore-scripts``: its ripgrep download cannot run offline; it finds ``rg`` on PATH instead),
   ``mcp-server-git`` (PyPI, its own venv).
 
-A peer that cannot be installed raises :class:`PeerMissing` naming what is missing.
+The versions are pinned here; ``BENCH_SERENA_VERSION``, ``BENCH_GIT_VERSION``, ``BENCH_FILESYSTEM_VERSION``
+and ``BENCH_COMMANDER_VERSION`` pick others. A peer that cannot be installed raises :class:`PeerMissing` naming what is missing.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ from typing import Any
 import anyio
 
 CACHE = Path(os.environ.get("MCP_IDE_BENCH_CACHE") or Path.home() / ".cache" / "mcp-server-ide-bench")
-SERENA_VERSION = "2.1.0"
-GIT_VERSION = "2026.10.19"
-FILESYSTEM_VERSION = "2026.8.31"
-COMMANDER_VERSION = "0.2.52"
+SERENA_VERSION = os.environ.get("BENCH_SERENA_VERSION", "2.1.0")
+GIT_VERSION = os.environ.get("BENCH_GIT_VERSION", "2026.10.19")
+FILESYSTEM_VERSION = os.environ.get("BENCH_FILESYSTEM_VERSION", "2026.8.31")
+COMMANDER_VERSION = os.environ.get("BENCH_COMMANDER_VERSION", "0.2.52")
 INSTALL_TIMEOUT = 900
 
 
