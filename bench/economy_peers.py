@@ -273,10 +273,11 @@ async def recording(params: Any, wire: Wire, errlog: Any) -> AsyncIterator[Any]:
                 async for item in read:
                     message = getattr(item, "message", None)
                     result = getattr(message, "result", None)
-                    if isinstance(result, dict) and getattr(message, "id", None) is not None:
-                        wire.sizes[message.id] = compact_size(result)
-                        wire.content_sizes[message.id] = compact_size(result.get("content", []))
-                        wire.order.append(message.id)
+                    ident = getattr(message, "id", None)
+                    if isinstance(result, dict) and ident is not None:
+                        wire.sizes[ident] = compact_size(result)
+                        wire.content_sizes[ident] = compact_size(result.get("content", []))
+                        wire.order.append(ident)
                     await to_session.send(item)
 
         async def outbound() -> None:
