@@ -43,8 +43,9 @@ the output pauses (taking pytest's pause before its summary for a prompt), so it
 ``read_process_output`` calls, and its bytes, vary by a few from run to run; the other peers' bytes
 are the same every run.
 
-Peers are installed on first use under ``~/.cache/mcp-server-ide-bench`` (``economy_peers``); about
-1-2 minutes per run after that. ``BENCH_PROTOCOL`` picks the client mode (default ``legacy``: the
+The steps of each task, per peer, are in ``economy_tasks``. Peers are installed on first use under
+``~/.cache/mcp-server-ide-bench`` (``economy_peers``; about 2 minutes once); a run takes about 200 s
+after that (nine peer-task pairs in turn, each starting its servers and language server afresh). ``BENCH_PROTOCOL`` picks the client mode (default ``legacy``: the
 initialize handshake, as VS Code and Claude speak today).
 """
 
