@@ -54,6 +54,7 @@ class ProblemStore:
         self._listeners: list[Callable[[], None]] = []
         self._digest = ""
         self._timers: dict[str, threading.Timer] = {}
+        self._dirty: dict[str, Path] = {}
         self._closed = False
         self._lsp = servers(ws)
         self._lsp.diagnostics_listeners.append(self._published)
@@ -183,19 +184,16 @@ class ProblemStore:
                 self._digest = digest
 
     def touched(self, path: Path) -> None:
-        """A file changed (a tool's write or on disk): while anyone listens, refresh what it affects."""
-        name = path.name
-        if path.suffix not in PYTHON and path.suffix not in SCRIPT and name not in CONFIG_NAMES:
+        """A file changed (a tool's write or on disk): while anyone listens, refresh what it affects
+        (debounced, on a timer thread: the writer never waits for it)."""
+        if path.suffix not in PYTHON and path.suffix not in SCRIPT and path.name not in CONFIG_NAMES:
             return
+        rel = relative(self.ws, str(path))
         with self._lock:
             if not self._listeners:
                 return
-        rel = relative(self.ws, str(path))
-        if rel is not None:
-            with self._lock:
-                stale = (rel, "ruff") in self.checked
-            if stale:
-                self._recheck_ruff(rel, path)
+            if rel is not None:
+                self._dirty[rel] = path
         self._schedule("refresh", REFRESH_DEBOUNCE_S, self._refresh)
 
     def _recheck_ruff(self, rel: str, path: Path) -> None:
@@ -213,6 +211,10 @@ class ProblemStore:
     def _refresh(self) -> None:
         with self._lock:
             names = tuple(self.reported)
+            dirty, self._dirty = self._dirty, {}
+            recheck = [(rel, path) for rel, path in dirty.items() if (rel, "ruff") in self.checked]
+        for rel, path in recheck:
+            self._recheck_ruff(rel, path)
         if names:
             self.start(names)
         else:
