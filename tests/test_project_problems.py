@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,9 @@ def tsc_cli(root: Path) -> set[tuple[Any, ...]]:
     )  # fmt: skip
     line = re.compile(r"^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$")
     return {
-        (m[1], int(m[2]) - 1, int(m[3]) - 1, m[4], m[5]) for m in map(line.match, done.stdout.splitlines()) if m
+        (m[1], int(m[2]) - 1, int(m[3]) - 1, m[4], m[5])
+        for m in map(line.match, done.stdout.splitlines())
+        if m
     }
 
 
@@ -120,7 +122,16 @@ async def test_python_project_lists_exactly_what_basedpyright_and_ruff_list(ws_p
         again = await call(client, "get_project_problems", {})
     expected = basedpyright_cli(root)
     got = {
-        (path, p["line"], p["character"], p["endLine"], p["endCharacter"], p["severity"], p["code"], p["message"])
+        (
+            path,
+            p["line"],
+            p["character"],
+            p["endLine"],
+            p["endCharacter"],
+            p["severity"],
+            p["code"],
+            p["message"],
+        )
         for path, p in listed(out, "basedpyright")
     }
     assert got == expected
@@ -223,7 +234,9 @@ async def test_resource_shows_file_and_project_problems_and_tells_subscribers_of
         assert one["problems"]
         shown = await read_problems(client)
         assert [f["path"] for f in shown["files"]] == ["pkg/mod_07.py"]
-        assert {p["message"] for p in shown["files"][0]["problems"]} == {p["message"] for p in one["problems"]}
+        assert {p["message"] for p in shown["files"][0]["problems"]} == {
+            p["message"] for p in one["problems"]
+        }
         # After get_project_problems: every file's.
         await call(client, "get_project_problems", {})
         shown = await read_problems(client)
@@ -235,7 +248,9 @@ async def test_resource_shows_file_and_project_problems_and_tells_subscribers_of
         await call(client, "rewrite_file_content", {"pathInProject": "README.md", "text": "# changed\n"})
         assert not await updated(messages, timeout=2.5)
         # A fix removes a problem: the subscriber is told, and the resource shows it gone.
-        await call(client, "rewrite_file_content", {"pathInProject": "pkg/mod_21.py", "text": "x: int = 21\n"})
+        await call(
+            client, "rewrite_file_content", {"pathInProject": "pkg/mod_21.py", "text": "x: int = 21\n"}
+        )
         assert await updated(messages, timeout=60)
         shown = await read_problems(client)
         errors = {f["path"] for f in shown["files"] if any(p["severity"] == "error" for p in f["problems"])}

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...workspace import Workspace
 from .. import sandbox, textio, treesitter
-from ..problems import record_file
 from ..lsp.adapters.base import env_float
+from ..problems import record_file
 from .query import need_file, partial, prepare, server_for
 from .ruff import ruff_problems
 
