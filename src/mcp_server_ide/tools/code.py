@@ -338,7 +338,12 @@ async def get_project_problems(
             run.stop.set()
         raise
     return problems.answer(  # type: ignore[return-value]
-        run, paths=paths or (), min_severity=minSeverity, offset=offset, max_results=maxResults
+        run,
+        sources=sources,
+        paths=paths or (),
+        min_severity=minSeverity,
+        offset=offset,
+        max_results=maxResults,
     )
 
 

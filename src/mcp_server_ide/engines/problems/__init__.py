@@ -54,6 +54,7 @@ def start(ws: Workspace, sources: Sequence[str] | None) -> Run:
 def answer(
     run: Run,
     *,
+    sources: Sequence[str] | None = None,
     paths: Sequence[str] = (),
     min_severity: str = "hint",
     offset: int = 0,
@@ -61,11 +62,13 @@ def answer(
 ) -> dict[str, Any]:
     """A finished run as ``{files: [{path, problems}], counts, bySource, ran, skipped, cached?, total,
     truncated?, nextOffset?}``: files whose path matches ``paths`` (globs), problems at least as
-    severe as ``min_severity``; ``max_results`` files from ``offset``, counts over all of them."""
+    severe as ``min_severity``, of ``sources`` (default: the run's; a joined run may hold more);
+    ``max_results`` files from ``offset``, counts over all of them."""
+    names = [n for n in run.names if not sources or n in sources]
     test: Callable[[str], bool] | None = matcher(tuple(paths))
     floor = RANK[min_severity]
     by_file: dict[str, list[Problem]] = {}
-    for name in run.names:
+    for name in names:
         result = run.results.get(name)
         if result is None or result.skipped is not None:
             continue
@@ -75,13 +78,14 @@ def answer(
             kept = [p for p in found if RANK.get(p["severity"], 4) <= floor]
             if kept:
                 by_file.setdefault(rel, []).extend(kept)
-    skipped = {n: r.skipped for n, r in run.results.items() if r.skipped is not None}
-    skipped.update({n: f"failed: {why}" for n, why in run.failed.items()})
+    failed = {n: why for n, why in run.failed.items() if n in names or n == "run"}
+    skipped = {n: r.skipped for n, r in run.results.items() if r.skipped is not None and n in names}
+    skipped.update({n: f"failed: {why}" for n, why in failed.items()})
     out = summary(
         by_file,
-        ran=[n for n in run.names if n in run.results and run.results[n].skipped is None],
+        ran=[n for n in names if n in run.results and run.results[n].skipped is None],
         skipped={n: skipped[n] for n in sorted(skipped)},
-        cached=sorted(run.cached),
+        cached=sorted(n for n in run.cached if n in names),
     )
     total = len(out["files"])
     out["files"] = out["files"][offset : offset + max_results]
@@ -90,9 +94,9 @@ def answer(
     if end < total:
         out["truncated"] = True
         out["nextOffset"] = end
-    if run.failed:
+    if failed:
         out["partial"] = True
-        out["reason"] = "a source failed: " + "; ".join(f"{k}: {v}" for k, v in sorted(run.failed.items()))
+        out["reason"] = "a source failed: " + "; ".join(f"{k}: {v}" for k, v in sorted(failed.items()))
     return out
 
 
