@@ -3,6 +3,7 @@ problems and formatting. The work is done in :mod:`..engines.code`."""
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field
@@ -112,6 +113,26 @@ class ProblemsResult(TypedDict):
     sources: list[str]
     partial: NotRequired[bool]
     reason: NotRequired[str]
+
+
+class FileProblems(TypedDict):
+    path: str
+    problems: list[Problem]
+
+
+class ProjectProblemsResult(TypedDict):
+    files: list[FileProblems]
+    counts: dict[str, int]
+    bySource: dict[str, int]
+    total: int
+    ran: NotRequired[list[str]]
+    skipped: NotRequired[dict[str, str]]
+    cached: NotRequired[list[str]]
+    truncated: NotRequired[bool]
+    nextOffset: NotRequired[int]
+    partial: NotRequired[bool]
+    reason: NotRequired[str]
+    jobId: NotRequired[str]
 
 
 class FormatResult(TypedDict):
@@ -229,6 +250,71 @@ def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
     from ..engines import code  # lazy: language tooling loads on first use
 
     return code.problems(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
+
+
+@tool(
+    "code",
+    title="Problems in project",
+    read_only=True,
+    example={"paths": ["src/**"], "minSeverity": "warning"},
+    errors=("invalid glob", "invalid sources"),
+)
+async def get_project_problems(
+    paths: Annotated[
+        list[str] | None, Field(description="Globs of files to list, e.g. ['src/**', '*.py']. Default: all.")
+    ] = None,
+    minSeverity: Annotated[
+        Literal["error", "warning", "information", "hint"], Field(description="Leave out milder problems.")
+    ] = "hint",
+    sources: Annotated[
+        list[Literal["basedpyright", "tsc", "ruff", "eslint"]] | None,
+        Field(description="Run only these sources. Default: all that apply."),
+    ] = None,
+    maxResults: Annotated[int, Field(ge=1, le=1000, description="Files per page (1-1000).")] = 100,
+    offset: Annotated[int, Field(ge=0, description="Skip this many files: the previous nextOffset.")] = 0,
+) -> ProjectProblemsResult:
+    """Every problem of the whole project: `basedpyright --outputjson` and `ruff check` for Python,
+    `tsc --noEmit -p` on the root's tsconfig/jsconfig for TS/JS, and the project's own eslint in a trusted
+    workspace. Returns `{files: [{path, problems}], counts, bySource, ran, skipped: {source: why}, total}`
+    (problems as in get_file_problems, 0-based). Unchanged files answer from the last run (`cached`). Paged by
+    file (`truncated`, `nextOffset`). A run over ~50 s goes on as a job (`jobId`, `partial`): call again later."""
+    import anyio
+
+    from ..engines import problems  # lazy: the checkers load on first use
+    from ..engines.lsp.adapters.base import env_float
+    from ..engines.search.globs import matcher
+
+    call = current()
+    matcher(tuple(paths or ()))  # a bad glob fails now, not after the run
+    run = await anyio.to_thread.run_sync(problems.start, call.workspace, sources)
+    deadline = time.monotonic() + env_float("MCP_IDE_PROBLEMS_WAIT", 50)
+    try:
+        while not run.done.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                job = problems.store(call.workspace).track(run)
+                if job:
+                    return ProjectProblemsResult(
+                        files=[], counts={}, bySource={}, total=0, partial=True, jobId=job,
+                        reason=f"still running as {job}: call again when get_job_output says it ended",
+                    )  # fmt: skip
+            await anyio.to_thread.run_sync(run.done.wait, max(0.05, min(1.0, left)))
+            done, total, now = run.progress()
+            await call.reporter.progress(
+                done, total, f"{done} of {total} sources done" + (f"; running {now}" if now else "")
+            )
+    except anyio.get_cancelled_exc_class():
+        if run.job is None:
+            run.stop.set()
+        raise
+    return problems.answer(  # type: ignore[return-value]
+        run,
+        sources=sources,
+        paths=paths or (),
+        min_severity=minSeverity,
+        offset=offset,
+        max_results=maxResults,
+    )
 
 
 @tool(
