@@ -16,6 +16,7 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
+from .support.results import data
 from .support.system import require_system
 
 pytestmark = pytest.mark.anyio
@@ -110,10 +111,7 @@ def project(ws_path: Path) -> Path:
 async def call(client: Any, name: str, **arguments: Any) -> Any:
     result = await client.call_tool(name, arguments)
     assert not result.is_error, f"{name}: {result.content[0].text if result.content else result}"
-    if result.structured_content is not None:
-        sc = result.structured_content
-        return sc["result"] if set(sc) == {"result"} else sc
-    return result.content[0].text
+    return data(result)
 
 
 async def error(client: Any, name: str, **arguments: Any) -> str:

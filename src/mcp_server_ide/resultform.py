@@ -8,8 +8,8 @@ the one form every client reads. By default a result is therefore:
 
 - one text block of compact JSON (no indentation), with every key whose value is null left out;
 - a string result as the text itself (a file's text, a diff);
-- a page of a longer list as its JSON array, or, only when there is more to fetch or a note to
-  give, ``{"result": [...], "total": N, "truncated": true, "nextOffset": K, "note": "..."}``;
+- a paged list as its JSON array when that is the whole list, else (a later page, more to fetch,
+  a note to give) ``{"result": [...], "total": N, "truncated": true, "nextOffset": K, "note": "..."}``;
 - content blocks (images, resources) as they are.
 
 ``--structured-content`` (for programmatic clients that read ``structuredContent``) brings back
@@ -62,10 +62,10 @@ def is_content(value: object) -> bool:
 
 
 def page_value(page: PagedList[Any]) -> Any:
-    """The one JSON value of a page: its items, or its items with the page facts when there is more
-    to fetch (``truncated``, ``nextOffset``) or a ``note`` (why a search stopped early...)."""
+    """The one JSON value of a page: its items when they are the whole list, else the items with
+    the page facts (a later page, more to fetch, a ``note`` saying why a search stopped early...)."""
     items = jsonable(list(page))
-    if not (page.truncated or page.next_offset is not None or page.note):
+    if not (page.offset or page.truncated or page.next_offset is not None or page.note):
         return items
     value: dict[str, Any] = {"result": items, "total": page.total}
     if page.truncated:
