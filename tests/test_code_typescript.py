@@ -21,6 +21,7 @@ from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
 from .support.codeprojects import USERS, typescript_project, typescript_tools
+from .support.results import payload
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +37,7 @@ class Shared:
             result = await client.call_tool(name, args)
         if result.is_error:
             raise AssertionError(f"{name} failed: {result.content[0].text}")
-        return result.structured_content
+        return payload(result)
 
 
 @pytest.fixture(scope="module")
