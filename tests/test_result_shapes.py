@@ -289,3 +289,16 @@ def _mcp_error(url: str, name: str, args: dict[str, Any]) -> str:
             return result.content[0].text
 
     return anyio.run(call)
+
+
+async def test_2026_era_results_carry_a_lean_server_info_stamp(mcp: Any, project: Path) -> None:
+    """A 2026-07-28 result's ``_meta`` names the server (name, version), not its icons and
+    description again (~630 bytes on every answer); discovery still gives the whole identity."""
+    from mcp_server_ide import __version__
+
+    async with mcp(project) as client:
+        result = await client.call_tool("get_project_vcs_status", {})
+        assert result.meta == {
+            "io.modelcontextprotocol/serverInfo": {"name": "mcp-server-ide", "version": __version__}
+        }
+        assert client.server_info.icons and client.server_info.description
