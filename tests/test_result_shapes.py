@@ -302,3 +302,26 @@ async def test_2026_era_results_carry_a_lean_server_info_stamp(mcp: Any, project
             "io.modelcontextprotocol/serverInfo": {"name": "mcp-server-ide", "version": __version__}
         }
         assert client.server_info.icons and client.server_info.description
+
+
+def test_a_page_is_its_array_only_when_it_is_the_whole_list() -> None:
+    """The page facts travel inside the one JSON value exactly when the items are not the whole list."""
+    from mcp_server_ide.registry import PagedList
+    from mcp_server_ide.resultform import compact_json, page_value
+
+    assert page_value(PagedList([1, 2])) == [1, 2]
+    assert page_value(PagedList([1], total=3, truncated=True, next_offset=1)) == {
+        "result": [1],
+        "total": 3,
+        "truncated": True,
+        "nextOffset": 1,
+    }
+    assert page_value(PagedList([3], total=3, offset=2)) == {"result": [3], "total": 3}
+    stopped = PagedList([1], total=1, truncated=True, note="the walk stopped at 10,000 files")
+    assert page_value(stopped) == {
+        "result": [1],
+        "total": 1,
+        "truncated": True,
+        "note": "the walk stopped at 10,000 files",
+    }
+    assert compact_json({"a": None, "b": [None, {"c": None, "d": 1}]}) == '{"b":[null,{"d":1}]}'
