@@ -15,6 +15,7 @@ Run: ``python bench/bench_code.py`` (about a minute). Projects are generated int
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import tempfile
@@ -106,9 +107,9 @@ async def bench_language(label: str, root: Path, ref: dict[str, Any], rename_nam
             start = time.perf_counter()
             result = await client.call_tool("find_references", ref)
             cold = time.perf_counter() - start
-            if result.is_error or result.structured_content.get("partial"):
+            if result.is_error or json.loads(result.content[0].text).get("partial"):
                 raise SystemExit(f"cold references failed or partial: {result.content[0].text[:300]}")
-            count = len(result.structured_content["references"])
+            count = len(json.loads(result.content[0].text)["references"])
             row(
                 f"{label}: first find_references, cold ({count} refs)",
                 cold,

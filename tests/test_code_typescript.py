@@ -30,6 +30,7 @@ from .support.codeprojects import (
     typescript_project,
     typescript_tools,
 )
+from .support.results import payload
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +46,7 @@ class Shared:
             result = await client.call_tool(name, args)
         if result.is_error:
             raise AssertionError(f"{name} failed: {result.content[0].text}")
-        return result.structured_content
+        return payload(result)
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ import pytest
 from mcp_server_ide.workspace import Policy
 
 from .support.codeprojects import typescript_project, typescript_tools
+from .support.results import payload
 
 pytestmark = pytest.mark.anyio
 
@@ -108,7 +109,7 @@ def listed(answer: dict[str, Any], source: str) -> list[tuple[str, dict[str, Any
 async def call(client: Any, name: str, args: dict[str, Any]) -> Any:
     result = await client.call_tool(name, args)
     assert not result.is_error, result.content[0].text
-    return result.structured_content
+    return payload(result)
 
 
 async def read_problems(client: Any) -> dict[str, Any]:

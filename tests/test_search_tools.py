@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from .support.results import page as page_of
+
 pytestmark = pytest.mark.anyio
 
 
@@ -25,12 +27,12 @@ def write(root: Path, rel: str, text: str | bytes) -> Path:
 async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(name, args)
     assert not result.is_error, result.content[0].text
-    return result.structured_content
+    return page_of(result)
 
 
 async def fail(client: Any, name: str, args: dict[str, Any]) -> str:
     result = await client.call_tool(name, args)
-    assert result.is_error, result.structured_content
+    assert result.is_error, result.content[0].text
     return result.content[0].text
 
 
@@ -50,7 +52,7 @@ async def test_seed_example_shape(mcp: Any, project: Path) -> None:
     async with mcp(project) as client:
         result = await client.call_tool("search_in_files_content", {"searchText": "function helper"})
         assert not result.is_error
-        page = result.structured_content
+        page = page_of(result)
         assert paths(page) == [
             os.path.join("src", "utils", "helper.js"),
             os.path.join("test", "helper.test.js"),
@@ -61,19 +63,31 @@ async def test_seed_example_shape(mcp: Any, project: Path) -> None:
         assert first["matches"] == [{"line": 2, "column": 1, "preview": "function helper() { return 1; }"}]
         # Leading indentation is trimmed from the preview; the column stays the real one.
         assert page["result"][1]["matches"] == [{"line": 3, "column": 3, "preview": "function helper() {}"}]
-        assert (page["total"], page["truncated"], page["nextOffset"]) == (2, False, None)
-        # The text content is the seed's JSON array, then one note line.
+        # The whole list: one text block, the seed's JSON array itself, no page facts, no structuredContent.
+        assert len(result.content) == 1 and result.structured_content is None
         assert json.loads(result.content[0].text) == page["result"]
-        assert result.content[1].text == "items 1-2 of 2"
 
 
 async def test_output_schema_declares_page_fields(mcp: Any, project: Path) -> None:
-    async with mcp(project) as client:
+    """With --structured-content the page facts are published in the output schema and sent."""
+    from mcp_server_ide.server import ServerOptions
+
+    async with mcp(project, options=ServerOptions(structured_content=True)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         for name in ("search_in_files_content", "find_files_by_name_substring"):
             schema = tools[name].output_schema
-            assert set(schema["properties"]) == {"result", "total", "truncated", "nextOffset"}
+            assert set(schema["properties"]) == {"result", "total", "truncated", "nextOffset", "note"}
             assert tools[name].annotations.read_only_hint is True
+        result = await client.call_tool("search_in_files_content", {"searchText": "function helper"})
+        assert result.structured_content["total"] == 2
+        assert len(result.content) == 1
+        assert json.loads(result.content[0].text) == result.structured_content
+
+
+async def test_output_schema_is_not_published_by_default(mcp: Any, project: Path) -> None:
+    async with mcp(project) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert all(t.output_schema is None for t in tools.values())
 
 
 async def test_gitignore_hidden_and_skipped_folders(mcp: Any, ws_path: Path) -> None:
@@ -237,12 +251,16 @@ async def test_paging_total_and_truncated(mcp: Any, ws_path: Path) -> None:
             result = await client.call_tool(
                 "search_in_files_content", {"searchText": "paged", "maxResults": 10, "offset": offset}
             )
-            page = result.structured_content
+            page = page_of(result)
             pages.append((page["total"], page["truncated"], page["nextOffset"], len(page["result"])))
-            if page["nextOffset"] is not None:
-                assert result.content[1].text == (
-                    f"items {offset + 1}-{offset + 10} of 25; more: call again with offset={offset + 10}"
-                )
+            assert len(result.content) == 1
+            if page["nextOffset"] is not None:  # the page facts are folded into the one JSON value
+                assert json.loads(result.content[0].text) == {
+                    "result": page["result"],
+                    "total": 25,
+                    "truncated": True,
+                    "nextOffset": offset + 10,
+                }
             seen += paths(page)
             offset = page["nextOffset"]
         assert pages == [(25, True, 10, 10), (25, True, 20, 10), (25, False, None, 5)]

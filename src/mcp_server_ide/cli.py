@@ -108,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--read-only", action="store_true", help="refuse every tool that changes the workspace")
     p.add_argument(
+        "--structured-content",
+        action="store_true",
+        help="also send structuredContent and publish output schemas (for programmatic clients; models read the text)",
+    )
+    p.add_argument(
         "--untrusted",
         action="store_true",
         help="treat the workspace as untrusted: no git hooks/filters, confirm before running its commands",
@@ -209,6 +214,7 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
     options = ServerOptions(
         tools=[t.strip() for t in args.tools.split(",") if t.strip()] if args.tools else None,
         read_only=args.read_only,
+        structured_content=args.structured_content,
         plugins=args.plugin,
         workspaces=workspaces,
     )

@@ -58,7 +58,11 @@ class Listed:
 
 
 def cache_key(
-    specs: Iterable[ToolSpec], *, read_only: bool, patches: Iterable[str | None] = ()
+    specs: Iterable[ToolSpec],
+    *,
+    read_only: bool,
+    structured: bool = False,
+    patches: Iterable[str | None] = (),
 ) -> str | None:
     """The key of the listing of these tools with these patches, or None when it must not be cached."""
     names = []
@@ -77,7 +81,7 @@ def cache_key(
             digest.update(f"{dist}={metadata.version(dist)};".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{dist}=?;".encode())
-    digest.update(("|".join(names) + f";read_only={read_only};").encode())
+    digest.update(("|".join(names) + f";read_only={read_only};structured={structured};").encode())
     digest.update(("patches=" + "|".join(shaped_by) + ";").encode())
     for path in sorted(str(p) for p in PACKAGE_DIR.rglob("*.py")):
         try:
