@@ -40,6 +40,7 @@ ARGUMENTS: list[tuple[str, Args]] = [
     ("find_references", {"pathInProject": "pkg/app.py", "line": 0, "character": 4}),
     ("go_to_definition", {"pathInProject": "pkg/app.py", "line": 4, "character": 6}),
     ("get_file_problems", {"pathInProject": "pkg/app.py"}),
+    ("get_project_problems", {"sources": ["ruff"]}),
     ("project_fs_read", {"path": "pkg/app.py", "startLine": 1, "endLine": 2}),
     ("project_fs_list", {}),
     ("get_project_modules", {}),
