@@ -389,7 +389,64 @@ async def test_include_globs_do_not_bring_back_ignored_files(mcp: Any, ws_path: 
         assert len(paths(page)) == 4
 
 
-@pytest.mark.parametrize("kind", ["content", "names"])
+async def test_find_files_by_name_folds_case_as_python_does_and_matches_the_name_only(
+    mcp: Any, ws_path: Path
+) -> None:
+    """Names are found in ripgrep's raw list before it is decoded (bytes.lower is ASCII only): names
+    whose case folding needs more (ß, ligatures, the Kelvin sign), names that are not UTF-8, and a text
+    that is in a folder's name but not the file's must come out as str.casefold says."""
+    for rel in ("docs/Straße.md", "ﬀ.txt", "ff.txt", "K.txt", "schema/readme.txt", "schema/a_schema.json"):
+        write(ws_path, rel, "")
+    write(ws_path, "Schema.PY", "")
+    (ws_path / os.fsdecode(b"bad\xffschema.txt")).write_text("")
+    async with mcp(ws_path) as client:
+
+        async def find(text: str, **extra: Any) -> list[str]:
+            page = await call(client, "find_files_by_name_substring", {"nameSubstring": text, **extra})
+            return sorted(paths(page))
+
+        assert await find("STRASSE") == [os.path.join("docs", "Straße.md")]
+        assert await find("ß") == [os.path.join("docs", "Straße.md")]
+        assert await find("FF") == ["ff.txt", "ﬀ.txt"]
+        assert await find("ﬀ") == ["ff.txt", "ﬀ.txt"]
+        assert await find("ﬀ", caseSensitive=True) == ["ﬀ.txt"]
+        assert await find("k.txt") == ["K.txt"]
+        assert await find("schema") == sorted(
+            [
+                "Schema.PY",
+                os.path.join("schema", "a_schema.json"),
+                "bad\ufffdschema.txt",
+            ]
+        )
+        assert await find("Schema", caseSensitive=True) == ["Schema.PY"]
+        assert await find("ma/READ") == [os.path.join("schema", "readme.txt")]
+        assert await find("schema/") == [
+            os.path.join("schema", "a_schema.json"),
+            os.path.join("schema", "readme.txt"),
+        ]
+
+
+async def test_find_files_by_path_matches_a_second_roots_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second root's files answer as '<root name>/...'; a text with a slash is matched against that
+    whole path, the root's name included (which ripgrep's list of names does not hold)."""
+    from .support.roots import RootsClient, roots_session
+
+    start, first, second = tmp_path / "start", tmp_path / "first", tmp_path / "second"
+    for folder in (start, first, second):
+        folder.mkdir()
+    write(first, "lib.py", "")
+    write(second, "lib.py", "")
+    monkeypatch.chdir(start)
+    async with roots_session(RootsClient([first, second])) as (client, _):
+        page = await call(client, "find_files_by_name_substring", {"nameSubstring": "cond/li"})
+        assert paths(page) == [os.path.join("second", "lib.py")]
+        page = await call(client, "find_files_by_name_substring", {"nameSubstring": "lib"})
+        assert sorted(paths(page)) == ["lib.py", os.path.join("second", "lib.py")]
+
+
+@pytest.mark.parametrize("kind", ["content", "names", "find"])
 def test_what_ripgrep_found_under_a_folder_swapped_for_a_link_is_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
@@ -421,8 +478,11 @@ def test_what_ripgrep_found_under_a_folder_swapped_for_a_link_is_left_out(
     if kind == "content":
         result = search.search_content(root, "needle")
         found = [f.path for f in result.files]
-    else:
+    elif kind == "names":
         result = search.list_files(root)
+        found = sorted(result.paths)
+    else:
+        result = search.find_files(root, ".TXT")
         found = sorted(result.paths)
     assert found == ["b.txt"]
     assert not result.complete and result.reason and "link" in result.reason
