@@ -326,6 +326,38 @@ async def test_search_stops_at_its_time_limit(ws_path: Path) -> None:
     assert search.search_content(ws_path, "word").complete is True
 
 
+def test_ripgrep_runs_in_its_own_process_group_killed_whole_at_its_deadline(tmp_path: Path) -> None:
+    """ripgrep's runner: its own process group (killed whole when the deadline stops it) inside the
+    server's session (a session of its own would be a scheduling group of its own: starved on a busy
+    machine). A shell stands in for ripgrep to report its ids and leave a child behind."""
+    from mcp_server_ide.engines.search.ripgrep import run
+
+    script = "cut -d' ' -f5,6 /proc/$$/stat; echo $$; sleep 60 & echo $!; wait"
+    out, _err, _code, reason = run(["sh", "-c", script], tmp_path, 1.5, 1 << 20)
+    ids, shell, child = out.decode().split("\n")[:3]
+    pgid, sid = (int(x) for x in ids.split())
+    assert pgid == int(shell) != os.getpgid(0)
+    assert sid == os.getsid(0)
+    assert reason is not None and "time limit" in reason
+    assert _ends(int(child)), "the group's child lives on"
+
+
+def _ends(pid: int, within: float = 10.0) -> bool:
+    """Whether the process is gone (or a zombie) within the time: SIGKILL is delivered asynchronously."""
+    import time
+
+    stat = Path(f"/proc/{pid}/stat")
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 async def test_rest_door_carries_page_fields(http_server: Any, project: Path) -> None:
     import httpx
 
