@@ -136,8 +136,8 @@ class _Walk:
     files: list[str] = field(default_factory=list)
     folders: list[str] = field(default_factory=list)
     others: dict[str, EntryKind] = field(default_factory=dict)
-    with_files: set[str] = field(default_factory=set)
-    """Folders ("a/b/", the root "") holding a file of their own."""
+    batches: list[tuple[str, int, int]] = field(default_factory=list)
+    """Each folder ("a/b/", the root "") holding files of its own, with the slice of ``files`` they are."""
     complete: bool = True
 
     def count(self) -> int:
@@ -210,7 +210,7 @@ def _scan(fd: int, base: str, walk: _Walk, recursive: bool) -> list[str]:
     budget = MAX_WALK - walk.count()
     add_file, add_folder, others = walk.files.append, walk.folders.append, walk.others
     is_temp = sandbox.is_temp_name
-    holds_file = False
+    first_file = len(walk.files)
     with it:
         for entry in it:
             name = entry.name
@@ -226,7 +226,6 @@ def _scan(fd: int, base: str, walk: _Walk, recursive: bool) -> list[str]:
                         subfolders.append(name)
                 elif entry.is_file(follow_symlinks=False):
                     add_file(rel)
-                    holds_file = True
                 else:
                     others[rel] = "other"
             except OSError:
@@ -235,8 +234,8 @@ def _scan(fd: int, base: str, walk: _Walk, recursive: bool) -> list[str]:
             if budget <= 0:
                 walk.complete = False
                 break
-    if holds_file:
-        walk.with_files.add(base)
+    if len(walk.files) > first_file:
+        walk.batches.append((base, first_file, len(walk.files)))
     subfolders.reverse()  # popped from the end: walked in the folder's order
     return subfolders
 
@@ -275,9 +274,15 @@ def _without_ignored(resolved: sandbox.Resolved, walk: _Walk, kept: set[str]) ->
     (an empty folder cannot be told apart), and only inside a kept folder; a symlink or other entry is
     kept when its folder is.
     """
-    files = [rel for rel in walk.files if rel in kept]
-    holding_kept = _with_ancestors({rel[: rel.rfind("/") + 1] for rel in files})
-    holding_files = _with_ancestors(walk.with_files)
+    files: list[str] = []
+    with_kept: set[str] = set()
+    for folder, start, end in walk.batches:  # a folder at a time: its kept files, and whether any
+        here = [rel for rel in walk.files[start:end] if rel in kept]
+        if here:
+            files += here
+            with_kept.add(folder)
+    holding_kept = _with_ancestors(with_kept)
+    holding_files = _with_ancestors({folder for folder, _, _ in walk.batches})
     kept_folders = {resolved.rel + "/" if resolved.rel else ""}
     folders = []
     for rel in walk.folders:  # parents come first
