@@ -430,6 +430,10 @@ async def test_find_files_by_name_folds_case_as_python_does_and_matches_the_name
     for rel in ("docs/Straße.md", "ﬀ.txt", "ff.txt", "K.txt", "schema/readme.txt", "schema/a_schema.json"):
         write(ws_path, rel, "")
     write(ws_path, "Schema.PY", "")
+    write(ws_path, ".gitignore", "*.log\nbuild/\n")
+    write(ws_path, "schema.log", "")  # ignored: ripgrep's name filter must not bring it back
+    write(ws_path, "build/schema.js", "")
+    write(ws_path, "docs/my Schema notes.txt", "")
     (ws_path / os.fsdecode(b"bad\xffschema.txt")).write_text("")
     async with mcp(ws_path) as client:
 
@@ -446,11 +450,26 @@ async def test_find_files_by_name_folds_case_as_python_does_and_matches_the_name
         assert await find("schema") == sorted(
             [
                 "Schema.PY",
+                os.path.join("docs", "my Schema notes.txt"),
                 os.path.join("schema", "a_schema.json"),
                 "bad\ufffdschema.txt",
             ]
         )
-        assert await find("Schema", caseSensitive=True) == ["Schema.PY"]
+        assert await find("Schema", caseSensitive=True) == [
+            "Schema.PY",
+            os.path.join("docs", "my Schema notes.txt"),
+        ]
+        assert await find("y schema N") == [os.path.join("docs", "my Schema notes.txt")]
+        assert await find("schema", includeIgnored=True) == sorted(
+            [
+                "Schema.PY",
+                os.path.join("build", "schema.js"),
+                os.path.join("docs", "my Schema notes.txt"),
+                os.path.join("schema", "a_schema.json"),
+                "bad\ufffdschema.txt",
+                "schema.log",
+            ]
+        )
         assert await find("ma/READ") == [os.path.join("schema", "readme.txt")]
         assert await find("schema/") == [
             os.path.join("schema", "a_schema.json"),

@@ -9,6 +9,7 @@ swapped folders only the names it finds there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def find_files(
     """The files :func:`list_files` lists whose name contains ``text`` (with ``on_path``, whose path
     ``prefix + relative path`` does), case-insensitively (``str.casefold``) unless ``case_sensitive``;
     unsorted, relative to ``root``."""
-    out, reason = _rg_files(root, filters, timeout, max_output)
+    out, reason = _rg_files(root, filters, timeout, max_output, _name_type(text, case_sensitive, on_path))
     if reason is not None:  # the last name was cut by the stop
         out = out[: out.rfind(b"\x00") + 1]
     if on_path and prefix:  # a match may start in the prefix, which the output does not hold
@@ -77,12 +78,32 @@ def find_files(
     return _checked(root, paths, filters, reason, True)
 
 
-def _rg_files(root: Path, filters: Filters, timeout: float, max_output: int) -> tuple[bytes, str | None]:
+def _rg_files(
+    root: Path, filters: Filters, timeout: float, max_output: int, only: tuple[str, ...] = ()
+) -> tuple[bytes, str | None]:
     # Walked from the root even for a folder, so the root's ignore files apply below it too (with the
     # folder as ripgrep's path they would be "parent" ignore files, which are not read).
-    args = [rg_binary(), *common_args(filters), "--files", "--null", "--", "."]
+    args = [rg_binary(), *common_args(filters), *only, "--files", "--null", "--", "."]
     out, _err, _code, reason = run(args, root, timeout, max_output)
     return out, reason
+
+
+_TYPE = "mcpidenames"
+_PLAIN = re.compile(r"[A-Za-z0-9_. -]+")
+
+
+def _name_type(text: str, case_sensitive: bool, on_path: bool) -> tuple[str, ...]:
+    """ripgrep flags that keep it to the names that may contain ``text``: a file type of its own (a
+    type, unlike a ``--glob``, never brings back an ignored file; it tests the file's own name). With
+    case folding, ASCII letters become ``[xX]`` and any name with a non-ASCII character is kept too
+    (only ``str.casefold`` can tell). Only for plain texts (letters, digits, ``_ . -`` and spaces);
+    none: every name. The exact test follows (:func:`.names.contains`)."""
+    if on_path or not text or not _PLAIN.fullmatch(text):
+        return ()
+    if case_sensitive:
+        return ("--type-add", f"{_TYPE}:*{text}*", "--type", _TYPE)
+    folded = "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in text)
+    return ("--type-add", f"{_TYPE}:*{folded}*", "--type-add", f"{_TYPE}:*[!\x01-\x7f]*", "--type", _TYPE)
 
 
 def _checked(
