@@ -29,12 +29,13 @@ Which module holds what:
 from __future__ import annotations
 
 from .content import FileMatches, Match, search_content
-from .files import find_files, list_files, list_temp_files
+from .files import FilesResult, find_files, list_files, list_temp_files
 from .ripgrep import rg_binary
 from .scope import Filters
 
 __all__ = [
     "FileMatches",
+    "FilesResult",
     "Filters",
     "Match",
     "find_files",

@@ -290,7 +290,9 @@ def _without_ignored(resolved: sandbox.Resolved, walk: _Walk, kept: set[str]) ->
         if rel[: rel.rfind("/") + 1] in kept_folders and (key in holding_kept or key not in holding_files):
             kept_folders.add(key)
             folders.append(rel)
-    others = {rel: kind for rel, kind in walk.others.items() if rel[: rel.rfind("/") + 1] in kept_folders}
+    others: dict[str, EntryKind] = {
+        rel: kind for rel, kind in walk.others.items() if rel[: rel.rfind("/") + 1] in kept_folders
+    }
     return _Walk(files=files, folders=folders, others=others, complete=walk.complete)
 
 
