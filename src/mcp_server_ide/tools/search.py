@@ -136,22 +136,21 @@ def find_files_by_name_substring(
     .gitignore; skips .git, node_modules, dist. Paged."""
     ws = current().workspace
     filters = search.Filters(_globs(include), _globs(exclude), includeIgnored)
-    needle = nameSubstring.replace("\\", "/")
-    on_path = "/" in needle
-    if not caseSensitive:
-        needle = needle.casefold()
+    text = nameSubstring.replace("\\", "/")
+    on_path = "/" in text
+    needle = text if caseSensitive else text.casefold()
     ranked: list[tuple[int, str, str, Path, str]] = []
     complete, reason = True, None
     for root, prefix in _roots(ws):
-        result = search.list_files(root, filters=filters)
-        for rel in result.paths:
+        result = search.find_files(
+            root, text, case_sensitive=caseSensitive, on_path=on_path, prefix=prefix, filters=filters
+        )
+        for rel in result.paths:  # each contains the text: rank them
             full = prefix + rel
             name = full.rsplit("/", 1)[-1]
             subject = full if on_path else name
             if not caseSensitive:
                 subject = subject.casefold()
-            if needle not in subject:
-                continue
             if on_path:
                 rank = 0 if subject.endswith(needle) else 1
             else:
