@@ -17,7 +17,7 @@ from here while the SDK is still importing:
 
 The key of a kept answer is everything it derives from: this package's files (names, sizes,
 mtimes), the installed SDK, ``mcp_types`` and pydantic, the Python, the server options and the
-``MCP_IDE_*`` environment. The workspace is not in it: the answer is the same in every folder
+``MCP_IDE_*`` environment (but the switches in ``UNKEYED_ENV``). The workspace is not in it: the answer is the same in every folder
 (``tests/test_handshake.py`` checks it). Protocol negotiation is the SDK's rule (the version asked
 when the SDK knows it, else its latest handshake version), with the SDK's version lists kept beside
 the answers.
@@ -52,6 +52,8 @@ ENV_SWITCH = "MCP_IDE_FAST_HANDSHAKE"
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 DEPENDENCIES = ("mcp", "mcp_types", "pydantic", "pydantic_core")
 """Installed packages whose files shape the SDK's answer (their ``__init__`` and dist-info are keyed)."""
+UNKEYED_ENV = frozenset({"MCP_IDE_TOKEN", "MCP_IDE_FAST_HANDSHAKE", "MCP_IDE_DIRECT_LANE", "MCP_IDE_WARM"})
+"""Switches read by the doors and the warm-up, never by the server's build (and the token, a secret)."""
 KEEP = 8
 """Kept answers of other builds left in the cache folder (older ones are removed)."""
 FIRST_LINE_LIMIT = 64 * 1024
@@ -90,7 +92,7 @@ def cache_key(options: dict[str, Any]) -> str:
     digest = hashlib.sha256()
     digest.update(f"{sys.version}|{sys.executable}|".encode())
     digest.update(json.dumps(options, sort_keys=True, default=str).encode())
-    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("MCP_IDE_") and k != "MCP_IDE_TOKEN")
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("MCP_IDE_") and k not in UNKEYED_ENV)
     digest.update(json.dumps(env).encode())
     for path in _package_files(PACKAGE_DIR):
         _stat_into(digest, path)

@@ -1,0 +1,205 @@
+"""Benchmark of start-up over stdio: the answer to ``initialize`` and the first calls of a session.
+
+Every figure is measured on fresh server processes spoken to over real pipes, the way a client
+launches the server (raw JSON-RPC lines, so no client library sits in the timing); each process
+answers one measured request. Runs are interleaved (common.interleave's idea: noise hits every
+side alike) and the medians printed with their target and ratio (< 1.00 is within target).
+
+- time to the ``initialize`` answer: this server (its kept answer, doors/handshake.py), this server
+  with the handshake off (``MCP_IDE_FAST_HANDSHAKE=0``: the SDK answers), and the SDK's floor
+  server (bench/common.py), same run; target 0.25 s
+- the first ``get_symbols_in_file`` of a 1,800-line module, with and without warming
+  (``MCP_IDE_WARM=0``), target 100 ms; and the first ``find_references`` (basedpyright), both ways
+- the first other call (``list_files_in_folder``), with and without warming, right after the
+  handshake and again after the pause: warming must not slow it
+
+A session's first tool call comes after the client has listed the tools and the model has read
+them and written its first turn: the calls are made ``PAUSE`` seconds after ``initialized``
+(``--pause``), and, for the first outline and the first other call, also at once.
+
+Run: ``python bench/bench_startup.py [--rounds N] [--pause S]`` (about two minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import FLOOR_SERVER  # noqa: E402
+from tests.support.codeprojects import python_project  # noqa: E402
+
+PAUSE = 3.0
+INITIALIZE = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"},
+}
+OUTLINE = ("get_symbols_in_file", {"pathInProject": "pkg/big.py"})
+REFERENCES = ("find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
+LISTING = ("list_files_in_folder", {"pathInProject": "pkg"})
+
+
+class Session:
+    """One server process on pipes; ``request`` gives the seconds to its answer."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.environ.get("BENCH_STDERR", os.devnull), "ab"), env=env, cwd=cwd
+        )
+        self._guard = threading.Timer(120, self.proc.kill)
+        self._guard.start()
+        self._id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> tuple[float, dict[str, Any]]:
+        self._id += 1
+        start = time.perf_counter()
+        self.send({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params or {}})
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"the server closed its output during {method}")
+            answer = json.loads(line)
+            if answer.get("id") == self._id and "method" not in answer:
+                if "error" in answer or answer.get("result", {}).get("isError"):
+                    raise SystemExit(f"{method} failed: {line[:400]!r}")
+                return time.perf_counter() - start, answer
+            if "method" in answer and "id" in answer:  # roots/list and the like: no roots here
+                self.send({"jsonrpc": "2.0", "id": answer["id"], "error": {"code": -32601, "message": "no"}})
+
+    def initialize(self) -> float:
+        """Seconds from spawn to the ``initialize`` answer; then ``initialized`` is sent."""
+        self.request("initialize", INITIALIZE)
+        elapsed = time.perf_counter() - self.started
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return elapsed
+
+    def call(self, tool: tuple[str, dict[str, Any]]) -> float:
+        elapsed, answer = self.request("tools/call", {"name": tool[0], "arguments": tool[1]})
+        result = answer["result"]
+        partial = (result.get("structuredContent") or {}).get("partial")
+        if partial:
+            raise SystemExit(f"{tool[0]} answered partial: {json.dumps(result)[:300]}")
+        return elapsed
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        finally:
+            self._guard.cancel()
+            self.proc.kill()
+
+
+def big_module(lines: int = 1800) -> str:
+    parts = ['"""A generated module."""\n\nimport os\n\n']
+    i = 0
+    while sum(p.count("\n") for p in parts) < lines:
+        parts.append(
+            f"class Widget{i}(object):\n"
+            f'    """Widget number {i}."""\n\n'
+            f"    size: int = {i}\n\n"
+            f"    def __init__(self, name: str, size: int = {i}) -> None:\n"
+            f"        self.name = name\n        self.size = size\n\n"
+            f"    def render(self, width: int, *, style: str | None = None) -> list[str]:\n"
+            f"        lines = [self.name.center(width)]\n"
+            f"        if style:\n            lines.append(style)\n"
+            f"        return lines\n\n\n"
+            f"def make_widget_{i}(name: str) -> Widget{i}:\n    return Widget{i}(name)\n\n\n"
+        )
+        i += 1
+    return "".join(parts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pause", type=float, default=PAUSE)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+    root = python_project(tmp / "ws")
+    (root / "pkg" / "big.py").write_text(big_module())
+    floor = tmp / "floor.py"
+    floor.write_text(FLOOR_SERVER)
+    base = dict(os.environ, XDG_STATE_HOME=str(tmp / "state"))
+    ours = [sys.executable, "-m", "mcp_server_ide", "--workspace", str(root)]
+    sides: dict[str, tuple[list[str], dict[str, str]]] = {
+        "this server": (ours, base),
+        "this server, handshake off (the SDK answers)": (ours, {**base, "MCP_IDE_FAST_HANDSHAKE": "0"}),
+        "SDK floor server (bench/common.py)": ([sys.executable, str(floor)], base),
+    }
+    one(ours, base, root, None)  # the first start of this build keeps the SDK's answer
+    times: dict[str, list[float]] = {}
+
+    def record(key: str, value: float) -> None:
+        times.setdefault(key, []).append(value)
+
+    warm = {"warming": base, "no warming": {**base, "MCP_IDE_WARM": "0"}}
+    for _ in range(args.rounds):
+        for name, (argv, env) in sides.items():
+            record(f"initialize: {name}", one(argv, env, root, None)[0])
+        for label, env in warm.items():
+            for tool in (OUTLINE, LISTING):
+                init, first = one(ours, env, root, tool, pause=0.0)
+                record(f"initialize, {label}", init)
+                record(f"first {tool[0]} at once, {label}", first)
+            for tool in (OUTLINE, REFERENCES, LISTING):
+                record(f"first {tool[0]} after {args.pause:g} s, {label}", one(ours, env, root, tool, args.pause)[1])
+    print(f"start-up over stdio: medians of {args.rounds} fresh processes each (s = seconds)\n")
+    targets = {"initialize": 0.25, "first get_symbols_in_file": 0.1}
+    for key, values in times.items():
+        target = next((t for prefix, t in targets.items() if key.startswith(prefix)), None)
+        value = statistics.median(values)
+        tail = f"  target {target * 1000:4.0f} ms  ratio {value / target:5.2f}" if target else ""
+        print(f"{key:<62} {value * 1000:8.1f} ms{tail}")
+    med = {k: statistics.median(v) for k, v in times.items()}
+    floor_init = med["initialize: SDK floor server (bench/common.py)"]
+    print(
+        f"\ninitialize: this server / SDK floor {med['initialize: this server'] / floor_init:.2f}, "
+        f"handshake off / SDK floor {med['initialize: this server, handshake off (the SDK answers)'] / floor_init:.2f}"
+    )
+    for tool in (OUTLINE, REFERENCES, LISTING):
+        w = med[f"first {tool[0]} after {args.pause:g} s, warming"]
+        n = med[f"first {tool[0]} after {args.pause:g} s, no warming"]
+        print(f"first {tool[0]} after {args.pause:g} s: warming / no warming {w / n:.2f}")
+    for tool in (OUTLINE, LISTING):
+        w, n = med[f"first {tool[0]} at once, warming"], med[f"first {tool[0]} at once, no warming"]
+        print(f"first {tool[0]} at once: warming / no warming {w / n:.2f}")
+
+
+def one(
+    argv: list[str], env: dict[str, str], cwd: Path, tool: tuple[str, dict[str, Any]] | None, pause: float = 0.0
+) -> tuple[float, float]:
+    """(seconds to the initialize answer, seconds of the first ``tool`` call after ``pause``)."""
+    session = Session(argv, env, cwd)
+    try:
+        init = session.initialize()
+        if tool is None:
+            return init, 0.0
+        session.request("tools/list")
+        time.sleep(pause)
+        return init, session.call(tool)
+    finally:
+        session.close()
+
+
+if __name__ == "__main__":
+    main()
