@@ -1,23 +1,24 @@
 """Benchmark of start-up over stdio: the answer to ``initialize`` and the first calls of a session.
 
 Every figure is measured on fresh server processes spoken to over real pipes, the way a client
-launches the server (raw JSON-RPC lines, so no client library sits in the timing); each process
-answers one measured request. Runs are interleaved (common.interleave's idea: noise hits every
-side alike) and the medians printed with their target and ratio (< 1.00 is within target).
+launches the server (raw JSON-RPC lines, so no client library sits in the timing). Each round runs
+every side once, one after the other (noise hits every side alike); the medians are printed with
+their target and ratio (< 1.00 is within target), then the ratios between sides.
 
 - time to the ``initialize`` answer: this server (its kept answer, doors/handshake.py), this server
   with the handshake off (``MCP_IDE_FAST_HANDSHAKE=0``: the SDK answers), and the SDK's floor
   server (bench/common.py), same run; target 0.25 s
 - the first ``get_symbols_in_file`` of a 1,800-line module, with and without warming
-  (``MCP_IDE_WARM=0``), target 100 ms; and the first ``find_references`` (basedpyright), both ways
-- the first other call (``list_files_in_folder``), with and without warming, right after the
-  handshake and again after the pause: warming must not slow it
+  (``MCP_IDE_WARM=0``), target 100 ms, beside a warm outline of the same file (the session's
+  second); and the first ``find_references`` (basedpyright) right after it, both ways
+- the first other call (``list_files_in_folder``) and the ``initialize`` answer, with and without
+  warming: warming must slow neither
 
 A session's first tool call comes after the client has listed the tools and the model has read
-them and written its first turn: the calls are made ``PAUSE`` seconds after ``initialized``
-(``--pause``), and, for the first outline and the first other call, also at once.
+them and written its first turn: the outline and references are called ``PAUSE`` seconds after the
+tools were listed (``--pause``); the first outline and the first other call also at once.
 
-Run: ``python bench/bench_startup.py [--rounds N] [--pause S]`` (about two minutes).
+Run: ``python bench/bench_startup.py [--rounds N] [--pause S]`` (about three minutes).
 """
 
 from __future__ import annotations
@@ -36,10 +37,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import FLOOR_SERVER  # noqa: E402
-from tests.support.codeprojects import python_project  # noqa: E402
+from common import FLOOR_SERVER
+from tests.support.codeprojects import python_project
 
-PAUSE = 3.0
+PAUSE = 5.0
 INITIALIZE = {
     "protocolVersion": "2025-11-25",
     "capabilities": {},
@@ -56,7 +57,7 @@ class Session:
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.environ.get("BENCH_STDERR", os.devnull), "ab"), env=env, cwd=cwd
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
         )
         self._guard = threading.Timer(120, self.proc.kill)
         self._guard.start()
@@ -146,7 +147,7 @@ def main() -> None:
         "this server, handshake off (the SDK answers)": (ours, {**base, "MCP_IDE_FAST_HANDSHAKE": "0"}),
         "SDK floor server (bench/common.py)": ([sys.executable, str(floor)], base),
     }
-    one(ours, base, root, None)  # the first start of this build keeps the SDK's answer
+    one(ours, base, root, [])  # the first start of this build keeps the SDK's answer
     times: dict[str, list[float]] = {}
 
     def record(key: str, value: float) -> None:
@@ -155,15 +156,17 @@ def main() -> None:
     warm = {"warming": base, "no warming": {**base, "MCP_IDE_WARM": "0"}}
     for _ in range(args.rounds):
         for name, (argv, env) in sides.items():
-            record(f"initialize: {name}", one(argv, env, root, None)[0])
+            record(f"initialize: {name}", one(argv, env, root, [])[0])
         for label, env in warm.items():
             for tool in (OUTLINE, LISTING):
-                init, first = one(ours, env, root, tool, pause=0.0)
+                init, (first,) = one(ours, env, root, [tool])
                 record(f"initialize, {label}", init)
                 record(f"first {tool[0]} at once, {label}", first)
-            for tool in (OUTLINE, REFERENCES, LISTING):
-                record(f"first {tool[0]} after {args.pause:g} s, {label}", one(ours, env, root, tool, args.pause)[1])
-    print(f"start-up over stdio: medians of {args.rounds} fresh processes each (s = seconds)\n")
+            _, (outline, references, again) = one(ours, env, root, [OUTLINE, REFERENCES, OUTLINE], args.pause)
+            record(f"first get_symbols_in_file after {args.pause:g} s, {label}", outline)
+            record(f"first find_references after {args.pause:g} s, {label}", references)
+            record(f"second get_symbols_in_file (warm), {label}", again)
+    print(f"start-up over stdio: medians of {args.rounds} fresh processes each\n")
     targets = {"initialize": 0.25, "first get_symbols_in_file": 0.1}
     for key, values in times.items():
         target = next((t for prefix, t in targets.items() if key.startswith(prefix)), None)
@@ -176,27 +179,39 @@ def main() -> None:
         f"\ninitialize: this server / SDK floor {med['initialize: this server'] / floor_init:.2f}, "
         f"handshake off / SDK floor {med['initialize: this server, handshake off (the SDK answers)'] / floor_init:.2f}"
     )
-    for tool in (OUTLINE, REFERENCES, LISTING):
-        w = med[f"first {tool[0]} after {args.pause:g} s, warming"]
-        n = med[f"first {tool[0]} after {args.pause:g} s, no warming"]
-        print(f"first {tool[0]} after {args.pause:g} s: warming / no warming {w / n:.2f}")
+    print(
+        f"initialize: warming / no warming {med['initialize, warming'] / med['initialize, no warming']:.2f}"
+    )
+    for tool in (OUTLINE, REFERENCES):
+        key = f"first {tool[0]} after {args.pause:g} s"
+        print(f"{key}: warming / no warming {med[key + ', warming'] / med[key + ', no warming']:.2f}")
     for tool in (OUTLINE, LISTING):
-        w, n = med[f"first {tool[0]} at once, warming"], med[f"first {tool[0]} at once, no warming"]
-        print(f"first {tool[0]} at once: warming / no warming {w / n:.2f}")
+        key = f"first {tool[0]} at once"
+        print(f"{key}: warming / no warming {med[key + ', warming'] / med[key + ', no warming']:.2f}")
+    warm_outline = med["second get_symbols_in_file (warm), warming"]
+    first_outline = med[f"first get_symbols_in_file after {args.pause:g} s, warming"]
+    print(
+        f"first get_symbols_in_file after {args.pause:g} s, warming / a warm outline {first_outline / warm_outline:.2f}"
+    )
 
 
 def one(
-    argv: list[str], env: dict[str, str], cwd: Path, tool: tuple[str, dict[str, Any]] | None, pause: float = 0.0
-) -> tuple[float, float]:
-    """(seconds to the initialize answer, seconds of the first ``tool`` call after ``pause``)."""
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    tools: list[tuple[str, dict[str, Any]]],
+    pause: float = 0.0,
+) -> tuple[float, list[float]]:
+    """(seconds to the initialize answer, seconds of each of ``tools`` called in turn ``pause``
+    seconds after the client listed the tools)."""
     session = Session(argv, env, cwd)
     try:
         init = session.initialize()
-        if tool is None:
-            return init, 0.0
+        if not tools:
+            return init, []
         session.request("tools/list")
         time.sleep(pause)
-        return init, session.call(tool)
+        return init, [session.call(tool) for tool in tools]
     finally:
         session.close()
 
