@@ -6,20 +6,24 @@ server and its loading of the project (1-3 s). :func:`start` does that work in t
 
 - it looks at up to ``SCAN_LIMIT`` files of the workspace (skipping ``.git``, ``node_modules``,
   ``dist``, build and hidden folders) and counts them by language;
-- on a low-priority thread (``nice`` +10: a machine busy with other work serves that first), it
-  imports the code engine and loads the grammars of the ``GRAMMARS`` most common languages;
-- when the most common language with a language server has at least ``SERVER_SHARE`` of the
-  counted source files, it starts that one server (never one that would have to be installed first,
-  and never in an untrusted workspace) and lets it load the project, from a thread of ordinary
-  priority (the server's process inherits it). The idle watchdog stops it like any server if no call
-  uses it for ``MCP_IDE_LSP_IDLE`` seconds.
+- on one daemon thread, it imports the code engine and loads the grammars of the ``GRAMMARS``
+  most common languages, then, when the most common language with a language server has at least
+  ``SERVER_SHARE`` of the counted source files, starts that one server (never one that would have
+  to be installed first, and never in an untrusted workspace), lets it load the project and asks
+  it one references query. The idle watchdog stops it like any server if no call uses it for
+  ``MCP_IDE_LSP_IDLE`` seconds.
+
+The thread keeps its ordinary priority: a niced thread holding the import lock of a module the
+session's first call also needs makes that call wait on the slowest thread of the machine (priority
+inversion), and a server started from it would run niced for its whole life (children inherit it).
+The work is done in the order a session needs it (the grammars before the server, whose start
+takes a core for a second or two).
 
 Nothing here fails a call: a warm-up that cannot happen is logged at debug level and skipped.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
@@ -36,7 +40,6 @@ log = logging.getLogger(__name__)
 SCAN_LIMIT = 5000
 GRAMMARS = 3
 SERVER_SHARE = 0.2
-NICE = 10
 SETTLE_SECONDS = 10.0
 EXAMPLE_MAX_BYTES = 200_000
 SKIP_DIRS = frozenset({"node_modules", "dist", "build", "target", "venv", "__pycache__", "site-packages"})
@@ -135,24 +138,18 @@ def _run(
     timeout: float,
 ) -> None:
     began = time.monotonic()
-    grammars: threading.Thread | None = None
     try:
         if settled is not None and not _wait(settled):
             language_server = False
         found = census(workspace().root)
         log.debug("warm-up: files by language %s", dict(found.counts.most_common(8)))
         if found.counts:
-            grammars = threading.Thread(
-                target=_warm_grammars, args=(found,), name="mcp-ide-warm-grammars", daemon=True
-            )
-            grammars.start()
+            _warm_grammars(found)  # first: a session's first outline needs nothing else
             if language_server:
                 _warm_server(workspace(), found, timeout)
     except Exception:
         log.debug("warm-up failed", exc_info=True)
     finally:
-        if grammars is not None:
-            grammars.join()
         log.debug("warm-up: done in %.2f s", time.monotonic() - began)
 
 
@@ -166,8 +163,6 @@ def _wait(settled: Callable[[], bool]) -> bool:
 
 
 def _warm_grammars(found: Census) -> None:
-    with contextlib.suppress(AttributeError, OSError):  # Linux: nice applies to this thread alone
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
     try:
         from . import code  # noqa: F401  (the engine every code tool imports first)
         from .treesitter.warm import warm
