@@ -137,8 +137,8 @@ def cache_path(key: str) -> Path:
 def plain_initialize(line: bytes) -> tuple[int | str, str] | None:
     """``(id, protocolVersion)`` of an ``initialize`` request the SDK is sure to accept, else None."""
     try:
-        message = json.loads(line)
-    except ValueError:
+        message = json.loads(line.decode("utf-8"))  # strictly UTF-8, as the SDK reads (json alone guesses)
+    except ValueError:  # UnicodeDecodeError included
         return None
     if not isinstance(message, dict) or message.keys() != {"jsonrpc", "id", "method", "params"}:
         return None
