@@ -212,17 +212,13 @@ class Handshake:
             self.done.set()
 
     def _read_first_line(self) -> None:
-        chunks: list[bytes] = []
-        size = 0
         while True:
             chunk = os.read(0, 65536)
             if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if b"\n" in chunk or size > FIRST_LINE_LIMIT:
-                break
-        self.buffered = b"".join(chunks)
+                return
+            self.buffered += chunk  # kept as read: even a failure later hands every byte over
+            if b"\n" in chunk or len(self.buffered) > FIRST_LINE_LIMIT:
+                return
 
     def _answer(self) -> None:
         line = self.buffered.split(b"\n", 1)[0]
