@@ -16,8 +16,9 @@ server and its loading of the project (1-3 s). :func:`start` does that work in t
 The thread keeps its ordinary priority: a niced thread holding the import lock of a module the
 session's first call also needs makes that call wait on the slowest thread of the machine (priority
 inversion), and a server started from it would run niced for its whole life (children inherit it).
-The work is done in the order a session needs it (the grammars before the server, whose start
-takes a core for a second or two).
+The work is done in the order a session needs it (the grammars, then, ``SERVER_DELAY`` later, the
+server, whose start takes a core for a second or two); while the grammars load, the interpreter
+switches threads every ``SWITCH_INTERVAL`` so calls served meanwhile are not held up by imports.
 
 Nothing here fails a call: a warm-up that cannot happen is logged at debug level and skipped.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections import Counter
@@ -42,6 +44,12 @@ GRAMMARS = 3
 SERVER_SHARE = 0.2
 SETTLE_SECONDS = 10.0
 EXAMPLE_MAX_BYTES = 200_000
+SERVER_DELAY = 1.0
+"""Seconds between the grammars and the server's start: the calls a session makes right after its
+handshake then do not share the machine with a language server starting."""
+SWITCH_INTERVAL = 0.0005
+"""The interpreter's switch interval while the grammars load (default 5 ms): a call served on the
+event loop meanwhile waits at most this long each time it needs the interpreter back."""
 SKIP_DIRS = frozenset({"node_modules", "dist", "build", "target", "venv", "__pycache__", "site-packages"})
 DATA_LANGUAGES = frozenset(
     {"json", "yaml", "toml", "markdown", "csv", "tsv", "psv", "xml", "html", "css", "ini", "requirements"}
@@ -146,6 +154,7 @@ def _run(
         if found.counts:
             _warm_grammars(found)  # first: a session's first outline needs nothing else
             if language_server:
+                time.sleep(SERVER_DELAY)
                 _warm_server(workspace(), found, timeout)
     except Exception:
         log.debug("warm-up failed", exc_info=True)
@@ -163,6 +172,8 @@ def _wait(settled: Callable[[], bool]) -> bool:
 
 
 def _warm_grammars(found: Census) -> None:
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)  # the event loop gets the interpreter back sooner
     try:
         from . import code  # noqa: F401  (the engine every code tool imports first)
         from .treesitter.warm import warm
@@ -171,6 +182,8 @@ def _warm_grammars(found: Census) -> None:
         log.debug("warm-up: grammars loaded: %s", warmed)
     except Exception:
         log.debug("warming the grammars failed", exc_info=True)
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def _warm_server(ws: Workspace, found: Census, timeout: float) -> None:
