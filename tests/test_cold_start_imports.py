@@ -7,6 +7,7 @@ benchmark measures it, this test keeps the imports that would break it out).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -25,3 +26,21 @@ def test_building_the_server_imports_no_heavy_engine(tmp_path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "", f"imported at start-up: {out.stdout.strip()}"
+
+
+def test_the_handshake_reads_and_answers_with_the_standard_library_alone(tmp_path) -> None:
+    """The stdio handshake (doors/handshake.py) answers while the SDK imports: the CLI, the key of a
+    kept answer and reading it import neither the SDK nor pydantic."""
+    code = (
+        "import sys\n"
+        "import mcp_server_ide.cli\n"
+        "from mcp_server_ide.doors import handshake\n"
+        "handshake._load(handshake.cache_path(handshake.cache_key({})))\n"
+        "handshake.plain_initialize(b'{}')\n"
+        "print(','.join(m for m in ('mcp', 'mcp_types', 'pydantic', 'anyio') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=env
+    )
+    assert out.stdout.strip() == "", f"imported before the handshake answers: {out.stdout.strip()}"

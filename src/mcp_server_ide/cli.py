@@ -173,6 +173,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    handshake = None
+    if not args.http:  # answer initialize while the SDK imports (doors/handshake.py)
+        from .doors import handshake as fast_handshake
+
+        handshake = fast_handshake.start(_server_options(args))
     workspaces, server, runner = _build(args)
     workspaces.sweep_leftovers()
 
@@ -193,8 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from .doors import stdio
 
-        anyio.run(stdio.serve, server, workspaces, runner)
+        anyio.run(stdio.serve, server, workspaces, runner, handshake)
     return 0
+
+
+def _server_options(args: argparse.Namespace) -> dict[str, object]:
+    """The options a server build reads (what its ``initialize`` answer may derive from)."""
+    skip = {"workspace", "log_level", "version", "http", "host", "port", "stateless", "token"}
+    return {k: v for k, v in vars(args).items() if k not in skip}
 
 
 def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRunner]:

@@ -14,7 +14,9 @@ else is the SDK's own ``stdio_server()``, given these streams:
   file falls back to the SDK's transport, so no shared terminal is ever made non-blocking;
 - lines of any length are read (a single write of a large file is one line);
 - the pipes are grown to 1 MB where Linux allows, so a large answer is one write;
-- a ``lane`` (:mod:`.directlane`) may answer a request line itself, writing on the same pipe.
+- a ``lane`` (:mod:`.directlane`) may answer a request line itself, writing on the same pipe;
+- a ``handshake`` (:mod:`.handshake`) that read the first line (and may have answered it before
+  the SDK loaded) hands over every byte it read, and drops the SDK's second answer to it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from mcp.server import MCPServer
 
     from ..surface.lowlevel import MessageReader, MessageWriter
+    from .handshake import Handshake
 
 LINE_LIMIT = 1 << 30
 PIPE_SIZE = 1 << 20
@@ -80,12 +83,18 @@ class _Lines:
 
 
 class _Writer:
-    """``await stdout.write(text)`` / ``await stdout.flush()`` over an asyncio transport."""
+    """``await stdout.write(text)`` / ``await stdout.flush()`` over an asyncio transport (the SDK
+    writes each message as one ``write(json + "\\n")``)."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, handshake: Handshake | None = None) -> None:
         self.writer = writer
+        self.handshake = handshake
 
     async def write(self, text: str) -> None:
+        if self.handshake is not None:
+            kept = self.handshake.outgoing(text.removesuffix("\n"))
+            if kept is None:
+                return
         self.writer.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
@@ -113,13 +122,20 @@ def usable() -> bool:
 
 
 @asynccontextmanager
-async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[MessageReader, MessageWriter]]:
-    """The SDK's ``stdio_server()`` streams, fed by asyncio pipes on the claimed descriptors."""
+async def stdio_streams(
+    lane: Lane | None = None, handshake: Handshake | None = None
+) -> AsyncIterator[tuple[MessageReader, MessageWriter]]:
+    """The SDK's ``stdio_server()`` streams, fed by asyncio pipes on the claimed descriptors (after
+    the bytes a ``handshake`` read first)."""
     from mcp.server import stdio as sdk_stdio
 
     from ..surface.lowlevel import claim_stdio
 
     loop = asyncio.get_running_loop()
+    if handshake is not None and not handshake.done.is_set():  # no first line yet: wait, off the loop
+        import anyio
+
+        await anyio.to_thread.run_sync(handshake.done.wait, abandon_on_cancel=True)
     stdin_file, release_in = claim_stdio(0)
     stdout_file, release_out = claim_stdio(1)
     read_transport = write_transport = None
@@ -127,6 +143,8 @@ async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[Message
         _grow_pipe(fd)
     try:
         reader = asyncio.StreamReader(limit=LINE_LIMIT, loop=loop)
+        if handshake is not None and handshake.buffered:
+            reader.feed_data(handshake.buffered)
         read_transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
             os.fdopen(os.dup(stdin_file.fileno()), "rb", buffering=0),
@@ -137,7 +155,7 @@ async def stdio_streams(lane: Lane | None = None) -> AsyncIterator[tuple[Message
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         # The SDK types its streams as anyio files; it only iterates lines (bytes or text, which it
         # parses as JSON either way) and awaits write/flush, which these do on the asyncio pipes.
-        lines, out = _Lines(reader, lane, writer), _Writer(writer)
+        lines, out = _Lines(reader, lane, writer), _Writer(writer, handshake)
         async with sdk_stdio.stdio_server(stdin=lines, stdout=out) as streams:  # pyright: ignore[reportArgumentType]
             yield streams
     finally:
@@ -160,13 +178,14 @@ def _grow_pipe(fd: int) -> None:
             fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
 
 
-async def run(server: MCPServer, lane: Lane | None = None) -> None:
+async def run(server: MCPServer, lane: Lane | None = None, handshake: Handshake | None = None) -> None:
     """Serve ``server`` (an ``MCPServer``) over stdio, on the fast transport when it can be used
-    (and with ``lane`` answering the calls it takes)."""
-    if not usable():
+    (and with ``lane`` answering the calls it takes). A ``handshake`` means stdin and stdout are
+    pipes and its bytes are the stream's first: the fast transport is then always the one."""
+    if handshake is None and not usable():
         await server.run_stdio_async()
         return
     from ..surface.lowlevel import serve_streams
 
-    async with stdio_streams(lane) as (read_stream, write_stream):
+    async with stdio_streams(lane, handshake) as (read_stream, write_stream):
         await serve_streams(server, read_stream, write_stream)

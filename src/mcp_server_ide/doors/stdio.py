@@ -18,11 +18,18 @@ if TYPE_CHECKING:
 
     from ..runner import ToolRunner
     from ..workspaces import LocalWorkspaces
+    from .handshake import Handshake
 
 
-async def serve(server: MCPServer, workspaces: LocalWorkspaces, runner: ToolRunner | None = None) -> None:
+async def serve(
+    server: MCPServer,
+    workspaces: LocalWorkspaces,
+    runner: ToolRunner | None = None,
+    handshake: Handshake | None = None,
+) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin or a SIGTERM/SIGHUP arrives. With
-    ``runner``, the direct lane answers calls of small read-only tools (:mod:`.directlane`)."""
+    ``runner``, the direct lane answers calls of small read-only tools (:mod:`.directlane`); a
+    ``handshake`` started before the SDK loaded (:mod:`.handshake`) holds the first bytes read."""
     lane = None
     if runner is not None and directlane.enabled_by_environment():
         lane = directlane.DirectLane(server, runner, workspaces)
@@ -36,7 +43,9 @@ async def serve(server: MCPServer, workspaces: LocalWorkspaces, runner: ToolRunn
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_on_signal, tg.cancel_scope)
-            await faststdio.run(server, lane)  # the SDK's stdio_server() on asyncio pipes (no thread hops)
+            await faststdio.run(
+                server, lane, handshake
+            )  # the SDK's stdio_server() on asyncio pipes (no thread hops)
             tg.cancel_scope.cancel()
     finally:
         workspaces.close()

@@ -85,18 +85,25 @@ def typescript_paths(folder: Path | None = None) -> tuple[Path, Path]:
     return modules / TS_SERVER_PACKAGE / "lib" / "cli.mjs", modules / "typescript" / "lib"
 
 
+def typescript_installed(folder: Path | None = None) -> bool:
+    """True when the pinned TypeScript language server is installed (nothing to fetch)."""
+    folder = folder or typescript_folder()
+    cli, lib = typescript_paths(folder)
+    return (folder / ".installed").exists() and cli.exists() and (lib / "tsserver.js").exists()
+
+
 def ensure_typescript() -> tuple[Path, Path]:
     """Install (once) and return the paths of the TypeScript language server and tsserver's lib."""
     folder = typescript_folder()
     cli, lib = typescript_paths(folder)
-    marker = folder / ".installed"
-    if marker.exists() and cli.exists() and (lib / "tsserver.js").exists():
+    if typescript_installed(folder):
         return cli, lib
     if os.environ.get("MCP_IDE_NO_INSTALL"):
         raise InstallFailed(
             "the TypeScript language server is not installed and MCP_IDE_NO_INSTALL forbids installing it; "
             "run `python -m mcp_server_ide.engines.lsp.install`"
         )
+    marker = folder / ".installed"
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -72,6 +72,38 @@ class LanguageServers:
             self._start_watchdog()
         return server
 
+    def warm(self, path: Path, timeout: float) -> LanguageServer | None:
+        """Start the server for ``path``'s language and let it load the project, as a first
+        cross-file query would (open ``path``, wait until ready, the adapter's probe), then ask it
+        for the references of ``path``'s first symbol (the answer is dropped): a server analyses the
+        workspace's files on its first cross-file query, and this one is then no user's wait.
+        None when no server handles the language, or it would first have to be installed (a
+        warm-up never installs). Its idle clock starts now: unused, the watchdog stops it after
+        ``MCP_IDE_LSP_IDLE`` seconds like any server.
+        """
+        adapter = self.adapter_for(path)
+        if adapter is None or not adapter.installed():
+            return None
+        server = self.server_for(path)
+        if server is None:
+            return None
+        document = server.sync_document(path)
+        if server.wait_ready(timeout) is None and adapter.probe(server, path) is None:
+            server.wait_ready(timeout)
+        position = _first_symbol(path, document.text)
+        if position is not None:
+            from lsprotocol import types as lsp
+
+            from .documents import uri_of
+
+            params = lsp.ReferenceParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri_of(path)),
+                position=lsp.Position(line=position[0], character=position[1]),
+                context=lsp.ReferenceContext(include_declaration=True),
+            )
+            server.request("textDocument/references", params, timeout=timeout)
+        return server
+
     def running_for(self, path: Path) -> LanguageServer | None:
         """The server for ``path`` only if it is already running (never starts one)."""
         adapter = self.adapter_for(path)
@@ -158,6 +190,15 @@ class LanguageServers:
             t.start()
         for t in threads:
             t.join(timeout=5)
+
+
+def _first_symbol(path: Path, text: str) -> tuple[int, int] | None:
+    """Where the name of the first symbol the outline of ``path`` finds is (line, UTF-16 character)."""
+    from .. import treesitter
+
+    lang = treesitter.language_for(path)
+    symbols = treesitter.outline(text, lang) if lang else []
+    return symbols[0].sel_start if symbols else None
 
 
 def servers(ws: Workspace) -> LanguageServers:

@@ -57,6 +57,10 @@ class Adapter(ABC):
     node: bool = False
     """A node.js server: gets ``--max-old-space-size`` from the memory cap."""
 
+    def installed(self) -> bool:
+        """False when :meth:`launch` would first have to install the server (a warm-up does not)."""
+        return True
+
     @abstractmethod
     def launch(self, root: Path) -> Launch:
         """How to start the server for a workspace root; raises :class:`Unavailable`."""

@@ -60,6 +60,9 @@ class TypeScriptAdapter(Adapter):
         except install.InstallFailed as exc:
             raise Unavailable(str(exc)) from None
 
+    def installed(self) -> bool:
+        return bool(os.environ.get("MCP_IDE_TYPESCRIPT_SERVER")) or install.typescript_installed()
+
     def launch(self, root: Path) -> Launch:
         cli, _ = self._paths()
         try:
