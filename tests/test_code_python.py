@@ -90,9 +90,14 @@ async def test_symbols_of_a_module_match_the_code(py: Shared) -> None:
     names = [(s["name"], s["kind"]) for s in out["symbols"]]
     assert names == [("TAX_RATE", "Constant"), ("compute_total", "Function"), ("Basket", "Class")]
     fn = out["symbols"][1]
-    assert fn["range"] == {"startLine": 7, "startCharacter": 0, "endLine": 10, "endCharacter": 46}
-    assert fn["detail"] == "(items: list[float], discount: float = 0.0) -> float"
-    assert fn["text"] == "compute_total"
+    assert fn == {
+        "name": "compute_total",
+        "kind": "Function",
+        "line": 7,
+        "character": 4,
+        "endLine": 10,
+        "detail": "(items: list[float], discount: float = 0.0) -> float",
+    }
     methods = [(c["name"], c["kind"]) for c in out["symbols"][2]["children"]]
     assert methods == [("__init__", "Method"), ("add", "Method"), ("total", "Method")]
 

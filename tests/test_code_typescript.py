@@ -85,7 +85,7 @@ async def test_symbols_match_the_code(ts: Shared) -> None:
     top = [(s["name"], s["kind"]) for s in out["symbols"]]
     assert top == [("formatPrice", "Function"), ("Cart", "Class")]
     assert out["symbols"][0]["detail"] == "(cents: number, currency: string = 'EUR'): string"
-    assert out["symbols"][0]["range"]["startLine"] == 0 and out["symbols"][0]["range"]["endLine"] == 4
+    assert out["symbols"][0]["line"] == 0 and out["symbols"][0]["endLine"] == 4
     members = [(c["name"], c["kind"]) for c in out["symbols"][1]["children"]]
     assert members == [("items", "Property"), ("add", "Method"), ("total", "Method")]
 

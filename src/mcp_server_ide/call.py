@@ -76,6 +76,20 @@ def current_or_none() -> Call | None:
     return _CURRENT.get()
 
 
+SEED_SHAPE_DOORS = frozenset({"rest"})
+"""Doors whose callers expect the seed's example result shapes in full (field for field, as seed 000
+shows them). Every other door (MCP, the CLI) gets the compact shapes: no field equal to its default,
+no data twice, no absolute path beside the relative one unless asked."""
+
+
+def seed_shapes() -> bool:
+    """Whether the running call answers in the seed's full example shapes (the REST door) rather than the
+    compact ones. The one rule tools and engines consult for it; with no call running (an engine used
+    directly), the full shape."""
+    call = _CURRENT.get()
+    return call is None or call.door in SEED_SHAPE_DOORS
+
+
 @contextmanager
 def calling(call: Call) -> Iterator[Call]:
     token = _CURRENT.set(call)

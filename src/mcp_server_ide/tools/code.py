@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, seed_shapes
 from ..engines import sandbox
 from ..registry import tool
 
@@ -37,12 +37,19 @@ class Range(TypedDict):
 
 
 class SymbolInfo(TypedDict):
+    """One symbol: compact (``line``, ``character``, ``endLine?``, ``startLine?``) or, with ``ranges`` and
+    on the REST door, the seed's shape (``range``, ``selectionRange``, ``text``, ``detail``)."""
+
     name: str
     kind: str
-    range: Range
-    text: str
-    detail: str
+    line: NotRequired[int]
+    character: NotRequired[int]
+    endLine: NotRequired[int]
+    startLine: NotRequired[int]
+    range: NotRequired[Range]
     selectionRange: NotRequired[Range]
+    text: NotRequired[str]
+    detail: NotRequired[str]
     children: NotRequired[list[SymbolInfo]]
 
 
@@ -131,19 +138,31 @@ class FormatResult(TypedDict):
     example={"pathInProject": "src/utils/helper.js"},
     errors=("not found", "no grammar for the file type", "outside the workspace"),
 )
-def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
+def get_symbols_in_file(
+    pathInProject: PathInProject,
+    ranges: Annotated[
+        bool,
+        Field(
+            description="true: each symbol with its full LSP ranges, as `{name, kind, range{startLine,"
+            "startCharacter,endLine,endCharacter}, selectionRange, text, detail, children?}`."
+        ),
+    ] = False,
+) -> SymbolsResult:
     """Get all symbols defined in a file (classes, functions, methods, variables, fields...), nested as the
-    code nests. Each symbol is `{name, kind, range{startLine,startCharacter,endLine,endCharacter}, text,
-    detail, selectionRange, children?}`: `kind` is a VS Code SymbolKind name (Class, Method, Function,
+    code nests. Each symbol is `{name, kind, line, character, endLine?, startLine?, detail?, children?}`,
+    0-based: `line`/`character` is where its name is (pass them as is to find_references or
+    refactor_code_at_location), `endLine` its last line (left out when it is `line`), `startLine` only when
+    it starts above its name (decorators). `kind` is a VS Code SymbolKind name (Class, Method, Function,
     Variable, Constant, Interface, Enum, Struct, Field, Property...), `detail` the signature (parameters and
-    return type, base classes), positions 0-based. Local variables inside functions are left out. Works for
+    return type, base classes). Local variables inside functions are left out. Works for
     every language tree-sitter knows (Python, TS/JS, Go, Rust, C/C++, Java, C#, Ruby, PHP, Kotlin, Swift,
     Markdown headings, JSON/YAML/TOML keys...) without a language server; when the file's language server is
     already running, its kinds and details refine the answer (`enrichedBy` names it)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
-    return code.symbols(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
+    full = ranges or seed_shapes()
+    return code.symbols(ws, sandbox.resolve(ws, pathInProject), ranges=full)  # type: ignore[return-value]
 
 
 @tool(

@@ -1,0 +1,42 @@
+"""The REST door (seed 000) keeps the seed's example shapes of the tools whose MCP answers are compact.
+
+MCP answers drop fields equal to their defaults, absolute paths and LSP ranges (see
+``test_code_outline.py`` and ``test_compact_shapes.py``); the seed's HTTP interface answers with every
+field its examples show. One real server process, the seed's own example requests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from .support.gitrepo import init_repo, isolated_git
+
+
+def post(url: str, tool: str, body: dict[str, Any]) -> Any:
+    envelope = httpx.post(f"{url}/mcp/{tool}", json=body, timeout=60).json()
+    assert envelope["error"] is None, (tool, envelope)
+    return envelope["status"]
+
+
+@pytest.fixture
+def seed_repo(ws_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    isolated_git(monkeypatch, tmp_path / "home")
+    git = init_repo(ws_path)
+    git.write("src/utils/helper.js", "function helper() {\n  return 'Hello';\n}\n")
+    git.write("src/index.js", "const { helper } = require('./utils/helper');\nhelper();\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "Update helper function")
+    return ws_path
+
+
+def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
+    url = http_server(seed_repo).url
+    symbols = post(url, "get_symbols_in_file", {"pathInProject": "src/utils/helper.js"})["symbols"]
+    helper = symbols[0]
+    assert {"name", "kind", "range", "text", "detail"} <= set(helper)
+    assert helper["range"] == {"startLine": 0, "startCharacter": 0, "endLine": 2, "endCharacter": 1}
+    assert (helper["name"], helper["kind"], helper["text"]) == ("helper", "Function", "helper")
