@@ -25,6 +25,7 @@ from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
 from .support.codeprojects import python_project, typescript_project
+from .support.results import flat_references
 from .test_code_python import grep_uses
 
 pytestmark = pytest.mark.anyio
@@ -94,7 +95,7 @@ async def test_a_query_while_loading_waits_or_says_partial(
         )
         assert not result.is_error, result.content[0].text
         out = result.structured_content
-        found = {(r["path"], r["line"], r["character"]) for r in out["references"]}
+        found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
         assert out.get("partial") is True or found == expected, out
         if out.get("partial"):
             assert "loading" in out["reason"]
@@ -104,7 +105,7 @@ async def test_a_query_while_loading_waits_or_says_partial(
             await call(server, "find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
         ).structured_content
         assert "partial" not in out
-        assert {(r["path"], r["line"], r["character"]) for r in out["references"]} == expected
+        assert {(r["path"], r["line"], r["character"]) for r in flat_references(out)} == expected
     finally:
         ws.close()
 
@@ -144,7 +145,9 @@ async def test_a_killed_language_server_is_restarted_by_the_next_call(tmp_path: 
             assert "restarts on the next call" in again.content[0].text
             again = await call(server, "find_references", args)
         assert not again.is_error, again.content[0].text
-        assert len(again.structured_content["references"]) == len(first.structured_content["references"])
+        assert len(flat_references(again.structured_content)) == len(
+            flat_references(first.structured_content)
+        )
         assert lsp_server.pid != old
     finally:
         ws.close()
@@ -298,7 +301,7 @@ async def test_languages_without_a_server_answer_text_matches_marked_partial(
         )
         out = result.structured_content
         assert out["partial"] is True and "text matches" in out["reason"]
-        assert {(r["path"], r["line"]) for r in out["references"]} == {
+        assert {(r["path"], r["line"]) for r in flat_references(out)} == {
             ("main.go", 2),
             ("main.go", 4),
             ("other.go", 2),

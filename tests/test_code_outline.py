@@ -18,6 +18,8 @@ import pytest
 
 from mcp_server_ide import call
 
+from .support.results import flat_references
+
 pytestmark = pytest.mark.anyio
 
 
@@ -139,7 +141,7 @@ async def test_every_symbol_can_be_renamed_from_the_outline_alone(mcp: Any, ws_p
             found = result.structured_content
             where = f"{path}: {symbol['name']} at {symbol['line']}:{symbol['character']}"
             assert found["symbol"] == symbol["name"], where
-            declared = [r for r in found["references"] if r.get("isDeclaration")]
+            declared = [r for r in flat_references(found) if r.get("isDeclaration") and r["path"] == path]
             assert any(
                 r["line"] == symbol["line"] and r["character"] == symbol["character"] for r in declared
             ), f"{where}: declarations {declared}"

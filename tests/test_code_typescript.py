@@ -21,6 +21,7 @@ from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
 from .support.codeprojects import USERS, typescript_project, typescript_tools
+from .support.results import flat_references
 
 pytestmark = pytest.mark.anyio
 
@@ -93,10 +94,10 @@ async def test_symbols_match_the_code(ts: Shared) -> None:
 async def test_references_in_ten_files_match_grep(ts: Shared) -> None:
     out = await ts.call("find_references", {"pathInProject": "src/util.ts", "line": 0, "character": 18})
     assert "partial" not in out, out
-    found = {(r["path"], r["line"], r["character"]) for r in out["references"]}
+    found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
     assert found == grep_uses(ts.root, "formatPrice")
-    assert len({r["path"] for r in out["references"] if r["path"].startswith("src/user")}) == USERS
-    assert [(r["path"], r["line"]) for r in out["references"] if r.get("isDeclaration")] == [
+    assert len({r["path"] for r in flat_references(out) if r["path"].startswith("src/user")}) == USERS
+    assert [(r["path"], r["line"]) for r in flat_references(out) if r.get("isDeclaration")] == [
         ("src/util.ts", 0)
     ]
 

@@ -26,7 +26,7 @@ def post(url: str, tool: str, body: dict[str, Any]) -> Any:
 def seed_repo(ws_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     isolated_git(monkeypatch, tmp_path / "home")
     git = init_repo(ws_path)
-    git.write("src/utils/helper.js", "function helper() {\n  return 'Hello';\n}\n")
+    git.write("src/utils/helper.js", "function helper() {\n  return 'Hello';\n}\nhelper();\n")
     git.write("src/index.js", "const { helper } = require('./utils/helper');\nhelper();\n")
     git("add", "-A")
     git("commit", "-q", "-m", "Update helper function")
@@ -40,3 +40,11 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
     assert {"name", "kind", "range", "text", "detail"} <= set(helper)
     assert helper["range"] == {"startLine": 0, "startCharacter": 0, "endLine": 2, "endCharacter": 1}
     assert (helper["name"], helper["kind"], helper["text"]) == ("helper", "Function", "helper")
+    refs = post(url, "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12})
+    assert refs["references"], refs
+    for ref in refs["references"]:
+        assert {"path", "line", "character", "endLine", "endCharacter"} <= set(ref)
+    assert [(r["line"], r["character"], r["endCharacter"]) for r in refs["references"]] == [
+        (0, 9, 15),
+        (3, 0, 6),
+    ]

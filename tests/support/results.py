@@ -13,3 +13,9 @@ def payload(result: Any) -> Any:
     if result.structured_content is not None:
         return result.structured_content
     return json.loads(result.content[0].text)
+
+
+def flat_references(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """find_references' compact answer (references grouped by file) as one list of locations, each with
+    its ``path``, in the answer's order."""
+    return [{"path": group["path"], **at} for group in found["references"] for at in group["locations"]]

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current, seed_shapes
+from ..call import current, seed_shapes, shaped
 from ..engines import sandbox
 from ..registry import tool
 
@@ -58,12 +58,24 @@ class SymbolsResult(TypedDict):
     enrichedBy: NotRequired[str]
 
 
-class Reference(TypedDict):
-    path: str
+class Location(TypedDict):
     line: int
     character: int
-    endLine: int
-    endCharacter: int
+    isDeclaration: NotRequired[bool]
+    endLine: NotRequired[int]
+    endCharacter: NotRequired[int]
+
+
+class Reference(TypedDict):
+    """One file's references (compact: ``path`` and its ``locations``) or, on the REST door, one reference
+    in the seed's shape (``path, line, character, endLine, endCharacter``)."""
+
+    path: str
+    locations: NotRequired[list[Location]]
+    line: NotRequired[int]
+    character: NotRequired[int]
+    endLine: NotRequired[int]
+    endCharacter: NotRequired[int]
     isDeclaration: NotRequired[bool]
 
 
@@ -175,8 +187,9 @@ def get_symbols_in_file(
 def find_references(pathInProject: PathInProject, line: Line, character: Character) -> ReferencesResult:
     """Find every reference to the symbol at a position, across the whole workspace, using the language's
     server (basedpyright for Python, tsserver for TypeScript/JavaScript, configured servers for others).
-    Returns `{references: [{path, line, character, endLine, endCharacter, isDeclaration?}], symbol}` with
-    0-based positions; the declaration comes first, marked `isDeclaration: true`. The first call starts the
+    Returns `{symbol, references: [{path, locations: [{line, character, isDeclaration?, endLine?,
+    endCharacter?}]}]}`, one entry per file, 0-based positions; the end is given only where it is not the
+    symbol's name on that line. The declaration comes first, marked `isDeclaration: true`. The first call starts the
     server and waits until it has loaded the project. If the answer may miss files (the server was still
     loading, no tsconfig.json, or no server for the language so text matches were used) it says
     `partial: true` with the `reason` — never an incomplete list presented as complete. References in files
@@ -184,7 +197,8 @@ def find_references(pathInProject: PathInProject, line: Line, character: Charact
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
-    return code.references(ws, sandbox.resolve(ws, pathInProject), line, character)  # type: ignore[return-value]
+    found = code.references(ws, sandbox.resolve(ws, pathInProject), line, character)
+    return shaped(found, code.grouped_references)  # type: ignore[return-value]
 
 
 @tool(
