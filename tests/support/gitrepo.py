@@ -104,3 +104,8 @@ async def fails(client: Any, tool: str, **arguments: Any) -> str:
         f"{tool}({arguments}) should have failed, got {json.dumps(result.structured_content)[:500]}"
     )
     return text
+
+
+def paths(commit: dict[str, Any]) -> list[str]:
+    """The paths a commit changed, from the ``fileChanges`` of get_commit_details or commit_changes."""
+    return [change["path"] for change in commit["fileChanges"]]

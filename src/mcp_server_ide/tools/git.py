@@ -7,13 +7,13 @@ and shapes the seed's result. Paths in results are relative to the workspace roo
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, Literal, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
 import anyio
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, seed_shapes, shaped
 from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
@@ -34,10 +34,10 @@ PathInProject = Annotated[
 class VcsChange(TypedDict):
     pathInProject: str
     type: ChangeType
-    staged: bool
-    """The change (or part of it) is in the index."""
-    unstaged: bool
-    """The working tree differs from the index (always true for UNTRACKED and CONFLICT)."""
+    staged: NotRequired[bool]
+    """The change (or part of it) is in the index (on MCP: only when true)."""
+    unstaged: NotRequired[bool]
+    """The working tree differs from the index (always true for UNTRACKED and CONFLICT; on MCP: only when true)."""
     oldPathInProject: NotRequired[str]
 
 
@@ -52,9 +52,11 @@ class HistoryEntry(TypedDict):
     message: str
     author: str
     date: str
-    authorEmail: str
+    authorEmail: NotRequired[str]
+    """On the REST door only."""
     path: NotRequired[str]
-    """A file's history: the file's path in this commit (its earlier name, before a rename)."""
+    """A file's history: the file's path in this commit (its earlier name, before a rename); on MCP only
+    where it differs from the path asked for."""
 
 
 class BranchInfo(TypedDict):
@@ -79,10 +81,13 @@ class CommitDetails(TypedDict):
     message: str
     author: str
     date: str
-    files: list[str]
+    files: NotRequired[list[str]]
+    """The seed's list of paths (REST door); on MCP the paths are in ``fileChanges`` only."""
     authorEmail: str
-    committer: str
-    committerDate: str
+    committer: NotRequired[str]
+    """On MCP only when not the author."""
+    committerDate: NotRequired[str]
+    """On MCP only when not the author's date."""
     parents: list[str]
     fileChanges: list[FileChange]
 
@@ -91,9 +96,11 @@ class CommitResult(TypedDict):
     success: bool
     commitHash: str
     branch: str | None
-    files: list[str]
+    files: NotRequired[list[str]]
+    """The seed's list of paths (REST door); on MCP the paths are in ``fileChanges`` only."""
     fileChanges: list[FileChange]
-    hooksEnabled: bool
+    hooksEnabled: NotRequired[bool]
+    """On MCP only when false (the repository's hooks did not run)."""
 
 
 class PullResult(TypedDict):
@@ -150,6 +157,27 @@ def _untrusted() -> bool:
     return not policy.trusted or policy.hosted
 
 
+def _without(item: Any, *keys: str, **if_equal: object) -> Any:
+    """``item`` less ``keys``, and less each ``if_equal`` key whose value is the one given."""
+    return {k: v for k, v in item.items() if k not in keys and not (k in if_equal and if_equal[k] == v)}
+
+
+def _lean_status(changes: list[VcsChange]) -> list[VcsChange]:
+    return [_without(c, staged=False, unstaged=False) for c in changes]
+
+
+def _lean_commit(details: Any) -> Any:
+    """A commit's details or a new commit's result, less what MCP need not repeat: ``files`` (the paths are
+    in ``fileChanges``), a committer who is the author, ``hooksEnabled: true``."""
+    return _without(
+        details,
+        "files",
+        committer=details.get("author"),
+        committerDate=details.get("date"),
+        hooksEnabled=True,
+    )
+
+
 @tool(
     "git",
     title="VCS status",
@@ -160,10 +188,10 @@ def _untrusted() -> bool:
 def get_project_vcs_status() -> list[VcsChange]:
     """List the files that differ from the last commit: each `{pathInProject, type}` with `type` one of
     MODIFICATION, ADDITION, DELETION, MOVED (with `oldPathInProject`), UNTRACKED or CONFLICT (unresolved merge),
-    plus `staged`/`unstaged` telling whether the change is in the index, the working tree, or both. An untracked
-    folder is listed once, as `folder/`. Ignored files are not listed. An empty list means a clean working tree.
-    Never runs the repository's fsmonitor, hooks or filters."""
-    return [_vcs(e) for e in _repo().status()]
+    plus `staged: true` / `unstaged: true` when the change is in the index, the working tree, or both. An
+    untracked folder is listed once, as `folder/`. Ignored files are not listed. An empty list means a clean
+    working tree. Never runs the repository's fsmonitor, hooks or filters."""
+    return shaped([_vcs(e) for e in _repo().status()], _lean_status)
 
 
 @tool(
@@ -204,8 +232,8 @@ def get_file_history(
     ] = 30,
 ) -> list[HistoryEntry]:
     """The commits that changed a file, newest first, following renames: each `{hash, message, author,
-    date}` (ISO 8601 author date) plus `authorEmail` and, for a file, `path`: its path in that commit (the
-    old name in commits before a rename; read an old version with that path). A folder lists the commits
+    date}` (ISO 8601 author date) plus, for a file, `path` in the commits where it had another name (before
+    a rename; read an old version with that path). A folder lists the commits
     that touched anything inside it; `/` the whole project's history (every commit of HEAD, as `git log`
     lists it). An empty list means the file has no commits yet."""
     repo = _repo()
@@ -216,12 +244,13 @@ def get_file_history(
             f"not found: {pathInProject!r} does not exist and has no history in this repository",
             kind="not_found",
         )
+    full = seed_shapes()
     entries = []
     for c in commits:
-        entry = HistoryEntry(
-            hash=c.hash, message=c.message, author=c.author, date=c.date, authorEmail=c.author_email
-        )
-        if c.path is not None:
+        entry = HistoryEntry(hash=c.hash, message=c.message, author=c.author, date=c.date)
+        if full:
+            entry["authorEmail"] = c.author_email
+        if c.path is not None and (full or c.path != path):
             entry["path"] = c.path.replace("/", os.sep)
         entries.append(entry)
     return entries
@@ -306,11 +335,15 @@ def get_commit_details(
         str, Field(description="A commit hash (7+ characters), branch, tag, HEAD or HEAD~N.")
     ],
 ) -> CommitDetails:
-    """One commit: `{hash, message, author, date, files}` where `files` lists the paths it changed, plus
-    `authorEmail`, `committer`, `committerDate`, `parents` and `fileChanges` (each path with its change type,
-    ADDITION/MODIFICATION/DELETION/MOVED, renames with `oldPath`). For a merge, files are those changed
-    against its first parent."""
+    """One commit: `{hash, message, author, authorEmail, date, parents, fileChanges}`, `fileChanges` being each
+    path it changed with its change type (ADDITION/MODIFICATION/DELETION/MOVED, renames with `oldPath`), plus
+    `committer`/`committerDate` when they are not the author's. For a merge, files are those changed against
+    its first parent. (The REST door adds the seed's `files`, the paths alone.)"""
     c = _repo().commit_details(commitHash)
+    return shaped(_commit_details(c), _lean_commit)
+
+
+def _commit_details(c: Any) -> CommitDetails:
     return CommitDetails(
         hash=c.hash,
         message=c.message,
@@ -352,9 +385,9 @@ async def commit_changes(
     deleted) and commits only them; without `files`, commits what is already staged, and fails saying so when
     nothing is staged. In a trusted local workspace the repository's hooks (pre-commit, commit-msg...) run as
     `git commit` would, and a hook can refuse the commit; in an untrusted workspace no hook, filter or signing
-    program runs and the person is asked first. Returns `{success, commitHash}` plus the `branch`, the
-    committed `files` (and `fileChanges` with their types) and whether the repository's hooks were enabled
-    (`hooksEnabled`)."""
+    program runs and the person is asked first. Returns `{success, commitHash, branch, fileChanges}`
+    (the committed paths with their change types), and `hooksEnabled: false` when the repository's hooks did
+    not run. (The REST door adds the seed's `files` and always says `hooksEnabled`.)"""
     repo = _repo()
     paths = [repo.path(f, for_commit=True) for f in files] if files else None
     if _untrusted():
@@ -365,7 +398,7 @@ async def commit_changes(
             rule="committing in an untrusted workspace needs the person's confirmation",
         )
     result = await anyio.to_thread.run_sync(repo.commit, message, paths)
-    return CommitResult(
+    done = CommitResult(
         success=True,
         commitHash=result.hash,
         branch=result.branch,
@@ -373,6 +406,7 @@ async def commit_changes(
         fileChanges=[_change(e) for e in result.files],
         hooksEnabled=result.hooks_enabled,
     )
+    return shaped(done, _lean_commit)
 
 
 @tool(
