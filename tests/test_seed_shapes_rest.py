@@ -48,3 +48,25 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
         (0, 9, 15),
         (3, 0, 6),
     ]
+    ran = post(url, "run_command_on_background", {"command": "true"})
+    assert {k: ran[k] for k in ("stdout", "stderr", "exitCode", "timedOut")} == {
+        "stdout": "",
+        "stderr": "",
+        "exitCode": 0,
+        "timedOut": False,
+    }
+    (seed_repo / "src/utils/helper.js").write_text("function helper() {}\n")
+    assert post(url, "get_project_vcs_status", {}) == [
+        {"pathInProject": "src/utils/helper.js", "type": "MODIFICATION", "staged": False, "unstaged": True}
+    ]
+    done = post(url, "commit_changes", {"message": "Add new feature", "files": ["src/utils/helper.js"]})
+    assert (
+        done["success"] is True and done["files"] == ["src/utils/helper.js"] and done["hooksEnabled"] is True
+    )
+    details = post(url, "get_commit_details", {"commitHash": done["commitHash"]})
+    assert {"hash", "message", "author", "date", "files", "committer", "committerDate"} <= set(details)
+    history = post(url, "get_file_history", {"pathInProject": "src/utils/helper.js", "maxEntries": 10})
+    assert [h["message"] for h in history] == ["Add new feature", "Update helper function"]
+    assert all({"hash", "message", "author", "date", "authorEmail", "path"} <= set(h) for h in history)
+    found = post(url, "find_files_by_name_substring", {"nameSubstring": "helper"})
+    assert set(found[0]) == {"path", "name", "directory", "absolutePath"}

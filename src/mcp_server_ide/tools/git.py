@@ -17,6 +17,7 @@ from ..call import current, seed_shapes, shaped
 from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
+from .lean import without
 
 if TYPE_CHECKING:
     from ..engines import git as engine
@@ -157,19 +158,14 @@ def _untrusted() -> bool:
     return not policy.trusted or policy.hosted
 
 
-def _without(item: Any, *keys: str, **if_equal: object) -> Any:
-    """``item`` less ``keys``, and less each ``if_equal`` key whose value is the one given."""
-    return {k: v for k, v in item.items() if k not in keys and not (k in if_equal and if_equal[k] == v)}
-
-
 def _lean_status(changes: list[VcsChange]) -> list[VcsChange]:
-    return [_without(c, staged=False, unstaged=False) for c in changes]
+    return [without(c, staged=False, unstaged=False) for c in changes]
 
 
 def _lean_commit(details: Any) -> Any:
     """A commit's details or a new commit's result, less what MCP need not repeat: ``files`` (the paths are
     in ``fileChanges``), a committer who is the author, ``hooksEnabled: true``."""
-    return _without(
+    return without(
         details,
         "files",
         committer=details.get("author"),

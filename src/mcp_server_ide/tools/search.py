@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, shaped
 from ..engines import search
 from ..registry import PagedList, ToolFailure, tool
 from ..workspace import Workspace
+from .lean import without
 
 MAX_PAGE = 1000
 PREVIEW_CHARS = 160
@@ -57,7 +58,8 @@ class MatchLine(TypedDict):
 
 class ContentHit(TypedDict):
     path: str
-    absolutePath: str
+    absolutePath: NotRequired[str]
+    """The REST door only (the seed's field); on MCP `path` says it."""
     matchCount: int
     """How many lines of this file match."""
     matches: list[MatchLine]
@@ -65,10 +67,13 @@ class ContentHit(TypedDict):
 
 
 class FileHit(TypedDict):
+    """On MCP only `path` (the name and folder are in it); the REST door adds the seed's `name`,
+    `directory` and `absolutePath`."""
+
     path: str
-    name: str
-    directory: str
-    absolutePath: str
+    name: NotRequired[str]
+    directory: NotRequired[str]
+    absolutePath: NotRequired[str]
 
 
 @tool(
@@ -98,7 +103,8 @@ def search_in_files_content(
     ] = 5,
 ) -> PagedList[ContentHit]:
     """Search the text of every file in the workspace (ripgrep). Returns the files that contain
-    `searchText`, sorted by path, as `[{path, absolutePath, matchCount, matches: [{line, column, preview}]}]`
+    `searchText`, sorted by path, as `[{path, matchCount, matches: [{line, column, preview}]}]` (the REST door
+    adds the seed's `absolutePath`)
     (`path` relative to the root in the host's separators; `line` and `column` 1-based; `matchCount` is
     the number of matching lines, of which the first `maxMatchesPerFile` are listed).
     Plain text, case-sensitive, unless `isRegex` / `caseSensitive: false`. Honours .gitignore, includes
@@ -133,6 +139,7 @@ def search_in_files_content(
         )
         for rel, root, f in page
     ]
+    hits = shaped(hits, _without_absolute)
     return _paged(hits, len(found), offset, complete, reason)
 
 
@@ -161,8 +168,8 @@ def find_files_by_name_substring(
     offset: Offset = 0,
 ) -> PagedList[FileHit]:
     """Find files whose name contains `nameSubstring` (case-insensitive unless `caseSensitive`). Returns
-    `[{path, name, directory, absolutePath}]` (`path` and `directory` relative to the root in the host's
-    separators, `directory` is "." for the root), best matches first: exact names (with or without extension), then names starting
+    `[{path}]` (relative to the root, in the host's separators; the REST door adds the seed's `name`,
+    `directory` and `absolutePath`), best matches first: exact names (with or without extension), then names starting
     with the text, then the rest, each by path. Honours .gitignore, includes hidden files, never lists
     .git, skips node_modules and dist unless `includeIgnored`; symlinks are not followed. Paged:
     `maxResults` from `offset`, with `total`, `truncated` and `nextOffset` beside the array."""
@@ -202,7 +209,7 @@ def find_files_by_name_substring(
                 path=_host(full), name=name, directory=_host(directory), absolutePath=_absolute(root, rel)
             )
         )
-    return _paged(hits, len(ranked), offset, complete, reason)
+    return _paged(shaped(hits, _paths_only), len(ranked), offset, complete, reason)
 
 
 def _paged(items: list, total: int, offset: int, complete: bool, reason: str | None) -> PagedList:
@@ -232,6 +239,14 @@ def _globs(value: str | list[str] | None) -> tuple[str, ...]:
         if "\x00" in glob:
             raise ToolFailure("invalid glob: it contains a NUL byte")
     return globs
+
+
+def _without_absolute(hits: list[ContentHit]) -> list[ContentHit]:
+    return [without(h, "absolutePath") for h in hits]
+
+
+def _paths_only(hits: list[FileHit]) -> list[FileHit]:
+    return [FileHit(path=h["path"]) for h in hits]
 
 
 def _host(rel: str) -> str:

@@ -11,15 +11,16 @@ from __future__ import annotations
 import os
 import platform
 import time
-from typing import TYPE_CHECKING, Annotated, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired
 
 import anyio
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ...call import current
+from ...call import current, seed_shapes, shaped
 from ...lazy import LazyModule
 from ...registry import ToolFailure, tool
+from ..lean import without
 from .output import wait_until
 from .params import (
     DEFAULT_MAX_OUTPUT,
@@ -42,27 +43,34 @@ else:
 
 
 class CommandResult(TypedDict):
-    stdout: str
-    stderr: str
+    """On MCP `stdout`/`stderr` only when not empty, `timedOut`/`truncated` only when true, no `durationMs`;
+    the REST door gives every field."""
+
+    stdout: NotRequired[str]
+    stderr: NotRequired[str]
     exitCode: int | None
     """The exit status; negative when a signal ended the process (-9 killed, -15 terminated)."""
-    timedOut: bool
-    truncated: bool
-    durationMs: int
+    timedOut: NotRequired[bool]
+    truncated: NotRequired[bool]
+    durationMs: NotRequired[int]
 
 
 class OsCommandResult(TypedDict):
     osType: str
     command: str
     executed: bool
-    stdout: str
-    stderr: str
+    stdout: NotRequired[str]
+    stderr: NotRequired[str]
     exitCode: int | None
-    timedOut: bool
-    truncated: bool
-    durationMs: int
+    timedOut: NotRequired[bool]
+    truncated: NotRequired[bool]
+    durationMs: NotRequired[int]
     commandSource: str
     """Which parameter was run: windowsCommand, macCommand, unixCommand or command."""
+
+
+def _lean_run(result: Any) -> Any:
+    return without(result, "durationMs", stdout="", stderr="", timedOut=False, truncated=False)
 
 
 class TerminalExecuted(TypedDict):
@@ -93,7 +101,7 @@ class TerminalInfo(TypedDict):
 
 
 def _command_result(done: processes.Completed) -> CommandResult:
-    return CommandResult(
+    full = CommandResult(
         stdout=done.stdout,
         stderr=done.stderr,
         exitCode=done.exit_code,
@@ -101,6 +109,7 @@ def _command_result(done: processes.Completed) -> CommandResult:
         truncated=done.truncated,
         durationMs=done.duration_ms,
     )
+    return shaped(full, _lean_run)
 
 
 async def _run(
@@ -191,7 +200,9 @@ async def execute_terminal_command(
         text, _, nxt, _, _ = term.read(record.offset, max(0, min(end - record.offset, MAX_READ_BYTES)))
         result["finished"] = record.finished
         result["exitCode"] = record.exit_code
-        result["output"] = _drop_echo(text, command)
+        output = _drop_echo(text, command)
+        if output or seed_shapes():
+            result["output"] = output
         result["nextOffset"] = nxt
     return result
 
@@ -219,8 +230,8 @@ async def run_command_on_background(
     timeout: TimeoutMs = None,
     maxOutputBytes: MaxOutput = None,
 ) -> CommandResult:
-    """Run a shell command to completion, without a terminal, and return `{stdout, stderr, exitCode}` plus
-    `timedOut`, `truncated` and `durationMs`. The command runs in its own process group in `cwd` (inside the
+    """Run a shell command to completion, without a terminal, and return `{stdout, stderr, exitCode}`
+    (`stdout`/`stderr` only when not empty), plus `timedOut: true` / `truncated: true` when so. The command runs in its own process group in `cwd` (inside the
     workspace), with stdin closed (it cannot wait for input), without the server's secrets in its environment,
     and with a timeout (default 60 s) after which its whole process tree is killed (TERM, then KILL). Background
     processes it leaves running are stopped when it exits. Long output keeps its head and tail around a
@@ -336,8 +347,8 @@ async def execute_os_specific_command(
 ) -> OsCommandResult:
     """Run the variant of a command that fits the server's operating system: `windowsCommand` on Windows,
     `macCommand` (else `unixCommand`) on macOS, `unixCommand` on Linux, falling back to `command`. Returns
-    `{osType, command, executed}` (the command that ran) plus its `stdout`, `stderr`, `exitCode`, `timedOut`,
-    `truncated`, `durationMs` and `commandSource` (which parameter was used). Runs like
+    `{osType, command, executed}` (the command that ran) plus its `stdout`, `stderr` (when not empty),
+    `exitCode`, `timedOut`/`truncated` (when true) and `commandSource` (which parameter was used). Runs like
     `run_command_on_background` (timeout, tree kill, no stdin, no server secrets)."""
     os_type = _os_type()
     order = {
@@ -359,7 +370,7 @@ async def execute_os_specific_command(
     assert chosen is not None
     await confirm_command("Run this command", chosen)
     done = await _run(chosen, cwd, None, timeout, None)
-    return OsCommandResult(
+    full = OsCommandResult(
         osType=os_type,
         command=chosen,
         executed=True,
@@ -371,3 +382,4 @@ async def execute_os_specific_command(
         durationMs=done.duration_ms,
         commandSource=source,
     )
+    return shaped(full, _lean_run)
