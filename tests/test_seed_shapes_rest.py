@@ -70,3 +70,15 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
     assert all({"hash", "message", "author", "date", "authorEmail", "path"} <= set(h) for h in history)
     found = post(url, "find_files_by_name_substring", {"nameSubstring": "helper"})
     assert set(found[0]) == {"path", "name", "directory", "absolutePath"}
+    read = post(url, "get_file_text_by_path", {"pathInProject": "src/utils/helper.js"})
+    assert (
+        read["path"] == str(seed_repo / "src/utils/helper.js")
+        and read["relativePath"] == "src/utils/helper.js"
+    )
+    assert read["encoding"] == "utf-8" and read["lineEnding"] == "LF"
+    wrote = post(url, "create_new_file_with_text", {"pathInProject": "src/n.js", "text": "n\n"})
+    assert {"path", "relativePath", "operationTimeMs"} <= set(wrote)
+    replaced = post(
+        url, "replace_specific_text", {"pathInProject": "src/n.js", "searchText": "n", "replaceText": "m"}
+    )
+    assert {"path", "replacements", "operationTimeMs"} <= set(replaced)

@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, shaped
 from ..engines import edits, reads, sandbox, textio
 from ..registry import ToolFailure, tool
+from .lean import without
 
 PathInProject = Annotated[
     str,
@@ -28,8 +29,11 @@ ExpectedHash = Annotated[
 
 
 class FileText(TypedDict):
+    """On MCP no absolute `path` (`relativePath` says it), `encoding` only when not utf-8 and
+    `lineEnding` only when not LF; the REST door gives every field."""
+
     content: str
-    path: str
+    path: NotRequired[str]
     relativePath: str
     hash: NotRequired[str]
     encoding: NotRequired[str]
@@ -38,9 +42,11 @@ class FileText(TypedDict):
 
 
 class WriteResult(TypedDict):
-    path: str
+    """On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields."""
+
+    path: NotRequired[str]
     relativePath: str
-    operationTimeMs: int
+    operationTimeMs: NotRequired[int]
     size: NotRequired[int]
     hash: NotRequired[str]
     created: NotRequired[bool]
@@ -54,15 +60,25 @@ class FolderEntry(TypedDict):
 
 
 class ReplaceResult(TypedDict):
-    path: str
+    """On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields."""
+
+    path: NotRequired[str]
     replacements: int
-    operationTimeMs: int
+    operationTimeMs: NotRequired[int]
     relativePath: NotRequired[str]
     hash: NotRequired[str]
 
 
 def _ms(start: float) -> int:
     return int((time.perf_counter() - start) * 1000)
+
+
+def _lean_write(result: Any) -> Any:
+    return without(result, "path", "operationTimeMs", created=False)
+
+
+def _lean_text(result: FileText) -> FileText:
+    return without(result, "path", encoding="utf-8", lineEnding="LF")
 
 
 def _line_ending(tf: textio.TextFile) -> str:
@@ -81,7 +97,7 @@ def _written(
     )
     if created is not None:
         result["created"] = created
-    return result
+    return shaped(result, _lean_write)
 
 
 INLINE_READ_BYTES = 256 * 1024
@@ -116,15 +132,16 @@ def small_file(argument: str) -> Callable[[dict[str, Any]], bool]:
     errors=("not found", "outside the workspace", "binary file", "over the 16 MB whole-file limit"),
 )
 def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
-    """Read a whole text file. Returns `{content, path, relativePath}` plus its `hash` (pass it as
-    `expectedHash` to later edits), `encoding`, `lineEnding` and `totalLines`. Line endings come back as
+    """Read a whole text file. Returns `{content, relativePath}` plus its `hash` (pass it as
+    `expectedHash` to later edits) and `totalLines`, with `encoding` when not utf-8 and `lineEnding` when not
+    LF (the REST door also gives the absolute `path`, and both always). Line endings come back as
     `\\n`; writes put the file's own endings back. For very large files use `project_fs_read` with
     `startLine`/`endLine`."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
     tf = textio.read_text(resolved)
     reads.note_read(ws, resolved.rel)
-    return FileText(
+    text = FileText(
         content=tf.text,
         path=str(resolved.path),
         relativePath=resolved.display_rel,
@@ -133,6 +150,7 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
         lineEnding=_line_ending(tf),
         totalLines=tf.line_count,
     )
+    return shaped(text, _lean_text)
 
 
 @tool(
@@ -153,8 +171,8 @@ def rewrite_file_content(
 ) -> WriteResult:
     """Replace the whole content of a file (creating it, and its folders, if it does not exist).
     The file keeps its encoding, BOM, line endings (a CRLF file stays CRLF) and mode. For a change to part
-    of a file prefer `replace_specific_text`. Returns `{path, relativePath, size, operationTimeMs}` plus the new
-    `hash` and whether the file was `created`."""
+    of a file prefer `replace_specific_text`. Returns `{relativePath, size}` plus the new
+    `hash`, and `created: true` when it did not exist."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
@@ -188,7 +206,7 @@ def rewrite_file_content(
 def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteResult:
     """Create a new file with the given text (UTF-8), creating missing folders. Refuses, changing nothing,
     when the file already exists: use `rewrite_file_content` to replace a file. Returns
-    `{path, relativePath, operationTimeMs}` plus `size` and `hash`."""
+    `{relativePath}` plus `size` and `hash`."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
@@ -328,7 +346,7 @@ def append_file_content(
     pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None
 ) -> WriteResult:
     """Append text to the end of a file (creating the file if it does not exist), in the file's own
-    encoding and line endings. Returns `{path, relativePath, operationTimeMs}` plus `size` and `hash`."""
+    encoding and line endings. Returns `{relativePath}` plus `size` and `hash`."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
@@ -370,7 +388,7 @@ def replace_specific_text(
 ) -> ReplaceResult:
     """Replace exact text in a file. Without `replaceAll` the text must occur exactly once: 0 or several
     matches change nothing and the error says how many matched (add surrounding lines to make it unique).
-    Returns `{path, replacements, operationTimeMs}` plus the new `hash`."""
+    Returns `{relativePath, replacements}` plus the new `hash`."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
@@ -386,10 +404,11 @@ def replace_specific_text(
         return text
 
     _, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
-    return ReplaceResult(
+    done = ReplaceResult(
         path=str(resolved.path),
         replacements=count,
         operationTimeMs=_ms(start),
         relativePath=resolved.display_rel,
         hash=textio.content_hash(data),
     )
+    return shaped(done, _lean_write)
