@@ -29,25 +29,19 @@ Character = Annotated[
 ]
 
 
-class Range(TypedDict):
-    startLine: int
-    startCharacter: int
-    endLine: int
-    endCharacter: int
-
-
+# One symbol: compact (``line``, ``character``, ``endLine?``, ``startLine?``) or, with ``ranges`` and
+# on the REST door, the seed's shape (``range``, ``selectionRange``, ``text``, ``detail``).
 class SymbolInfo(TypedDict):
-    """One symbol: compact (``line``, ``character``, ``endLine?``, ``startLine?``) or, with ``ranges`` and
-    on the REST door, the seed's shape (``range``, ``selectionRange``, ``text``, ``detail``)."""
-
     name: str
     kind: str
     line: NotRequired[int]
     character: NotRequired[int]
     endLine: NotRequired[int]
     startLine: NotRequired[int]
-    range: NotRequired[Range]
-    selectionRange: NotRequired[Range]
+    range: NotRequired[dict[str, int]]
+    """With `ranges`: {startLine, startCharacter, endLine, endCharacter}."""
+    selectionRange: NotRequired[dict[str, int]]
+    """With `ranges`: the name's range."""
     text: NotRequired[str]
     detail: NotRequired[str]
     children: NotRequired[list[SymbolInfo]]
@@ -66,10 +60,9 @@ class Location(TypedDict):
     endCharacter: NotRequired[int]
 
 
+# One file's references (compact: ``path`` and its ``locations``) or, on the REST door, one reference
+# in the seed's shape (``path, line, character, endLine, endCharacter``).
 class Reference(TypedDict):
-    """One file's references (compact: ``path`` and its ``locations``) or, on the REST door, one reference
-    in the seed's shape (``path, line, character, endLine, endCharacter``)."""
-
     path: str
     locations: NotRequired[list[Location]]
     line: NotRequired[int]

@@ -28,10 +28,9 @@ ExpectedHash = Annotated[
 ]
 
 
+# On MCP no absolute `path` (`relativePath` says it), `encoding` only when not utf-8 and
+# `lineEnding` only when not LF; the REST door gives every field.
 class FileText(TypedDict):
-    """On MCP no absolute `path` (`relativePath` says it), `encoding` only when not utf-8 and
-    `lineEnding` only when not LF; the REST door gives every field."""
-
     content: str
     path: NotRequired[str]
     relativePath: str
@@ -41,9 +40,8 @@ class FileText(TypedDict):
     totalLines: NotRequired[int]
 
 
+# On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields.
 class WriteResult(TypedDict):
-    """On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields."""
-
     path: NotRequired[str]
     relativePath: str
     operationTimeMs: NotRequired[int]
@@ -59,9 +57,8 @@ class FolderEntry(TypedDict):
     size: NotRequired[int]
 
 
+# On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields.
 class ReplaceResult(TypedDict):
-    """On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields."""
-
     path: NotRequired[str]
     replacements: int
     operationTimeMs: NotRequired[int]

@@ -66,10 +66,9 @@ class ContentHit(TypedDict):
     """The first matching lines (maxMatchesPerFile of them)."""
 
 
+# On MCP only `path` (the name and folder are in it); the REST door adds the seed's `name`,
+# `directory` and `absolutePath`.
 class FileHit(TypedDict):
-    """On MCP only `path` (the name and folder are in it); the REST door adds the seed's `name`,
-    `directory` and `absolutePath`."""
-
     path: str
     name: NotRequired[str]
     directory: NotRequired[str]

@@ -42,10 +42,9 @@ else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
 
+# On MCP `stdout`/`stderr` only when not empty, `timedOut`/`truncated` only when true, no `durationMs`;
+# the REST door gives every field.
 class CommandResult(TypedDict):
-    """On MCP `stdout`/`stderr` only when not empty, `timedOut`/`truncated` only when true, no `durationMs`;
-    the REST door gives every field."""
-
     stdout: NotRequired[str]
     stderr: NotRequired[str]
     exitCode: int | None

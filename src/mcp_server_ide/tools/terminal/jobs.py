@@ -24,10 +24,9 @@ else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
 
+# A job. On MCP: `title` only when it is not the command, `exitCode` once it has one, `acceptsInput`
+# only when true, no `durationMs` (`startedAt`/`endedAt` say it).
 class JobInfo(TypedDict):
-    """A job. On MCP: `title` only when it is not the command, `exitCode` once it has one, `acceptsInput`
-    only when true, no `durationMs` (`startedAt`/`endedAt` say it)."""
-
     jobId: str
     title: NotRequired[str]
     command: str

@@ -23,10 +23,9 @@ else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
 
+# Output read from an offset. On MCP each field is left out at its default: `output` when empty,
+# `offset` when it is the offset asked for, `skippedBytes` 0, `hasMore` false.
 class OutputChunk(TypedDict):
-    """Output read from an offset. On MCP each field is left out at its default: `output` when empty,
-    `offset` when it is the offset asked for, `skippedBytes` 0, `hasMore` false."""
-
     output: NotRequired[str]
     offset: NotRequired[int]
     """Where `output` starts (later than the offset asked for when older output was dropped)."""
