@@ -15,6 +15,7 @@ Run: ``python bench/bench_code.py`` (about a minute). Projects are generated int
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import tempfile
@@ -107,9 +108,9 @@ async def bench_language(label: str, root: Path, ref: dict[str, Any], rename_nam
             start = time.perf_counter()
             result = await client.call_tool("find_references", ref)
             cold = time.perf_counter() - start
-            if result.is_error or result.structured_content.get("partial"):
+            if result.is_error or json.loads(result.content[0].text).get("partial"):
                 raise SystemExit(f"cold references failed or partial: {result.content[0].text[:300]}")
-            count = len(flat_references(result.structured_content))
+            count = len(flat_references(json.loads(result.content[0].text)))
             row(
                 f"{label}: first find_references, cold ({count} refs)",
                 cold,

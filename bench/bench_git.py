@@ -30,6 +30,7 @@ alike; medians are printed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -184,12 +185,12 @@ async def measure(
             ),
         ]
         check = await our.call_tool("get_project_vcs_status", {})
-        assert not check.is_error and len(check.structured_content["result"]) == 10, check
+        assert not check.is_error and len(json.loads(check.content[0].text)) == 10, check
         history = await uncached.call_tool("get_file_history", whole)
-        assert not history.is_error and len(history.structured_content["result"]) == 10, history
+        assert not history.is_error and len(json.loads(history.content[0].text)) == 10, history
         peer_log = await their.call_tool("git_log", {"repo_path": str(root), "max_count": 10})
         peer_hashes = re.findall(r"Commit: ([0-9a-f]{40})", peer_log.content[0].text)
-        assert [e["hash"] for e in history.structured_content["result"]] == peer_hashes, "not the same query"
+        assert [e["hash"] for e in json.loads(history.content[0].text)] == peer_hashes, "not the same query"
         for _, op in ops:  # warm-up: imports, caches, worker threads
             for _ in range(5):
                 await timed(op)

@@ -17,6 +17,7 @@ per round) so machine noise hits every side alike; medians are printed.
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
@@ -59,7 +60,7 @@ async def measure(rounds: int, root: Path, floor_script: Path) -> dict[str, floa
 
         async def job_round_trip() -> Any:
             started = await our.call_tool("start_job", {"command": "true"})
-            job_id = started.structured_content["jobId"]
+            job_id = json.loads(started.content[0].text)["jobId"]
             return await our.call_tool("get_job_output", {"jobId": job_id, "waitMs": 5000})
 
         terminal: dict[str, str] = {}
@@ -69,7 +70,7 @@ async def measure(rounds: int, root: Path, floor_script: Path) -> dict[str, floa
             if terminal:
                 args["terminalId"] = terminal["id"]
             result = await our.call_tool("execute_terminal_command", args)
-            terminal["id"] = result.structured_content["terminalId"]
+            terminal["id"] = json.loads(result.content[0].text)["terminalId"]
             return result
 
         ops: list[tuple[str, Callable[[], Awaitable[Any]]]] = [

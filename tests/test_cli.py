@@ -161,6 +161,54 @@ def test_config_vscode_prints_the_readmes_form(venv: Path, ws_path: Path) -> Non
     assert f"code --add-mcp '{unquote(link[1])}'" in full
 
 
+@pytest.mark.anyio
+async def test_config_vscode_writes_a_server_with_a_tool_set(venv: Path, ws_path: Path) -> None:
+    """`config vscode --tools SET` writes a definition whose server serves that set: started here as
+    VS Code would start it (its command and args, ${workspaceFolder} filled in) and listed over stdio."""
+    from mcp import Client, StdioServerParameters
+
+    from mcp_server_ide.toolsets import SEED
+
+    done = cli(venv, "config", "vscode", "--tools", "seed,-wait", "--json", cwd=ws_path)
+    assert done.returncode == 0, done.stderr
+    server = json.loads(done.stdout)["servers"]["ide"]
+    assert server["args"][-2:] == ["--tools", "seed,-wait"]
+    args = [a.replace("${workspaceFolder}", str(ws_path)) for a in server["args"]]
+    async with Client(
+        StdioServerParameters(command=server["command"], args=args, env=dict(os.environ))
+    ) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    git_tools = {
+        n
+        for n in SEED
+        if "branch" in n
+        or "commit" in n
+        or n in ("get_project_vcs_status", "get_file_history", "get_file_diff", "pull_changes")
+    }
+    assert names == set(SEED) - {"wait"} - git_tools  # git tools appear in a repository; ws_path is none
+
+
+def test_a_tools_entry_naming_nothing_is_refused_everywhere(venv: Path, ws_path: Path) -> None:
+    seed = cli(venv, "tools", "--tools", "seed")
+    assert seed.returncode == 0 and re.search(r"^41 tools\. ", seed.stdout.splitlines()[-1])
+    for args in (
+        ("config", "vscode", "--tools", "sede"),
+        ("tools", "--tools", "seed,gti"),
+        ("--tools", "sede"),
+    ):
+        done = subprocess.run(
+            [str(venv / "bin" / "mcp-server-ide"), *args],
+            cwd=ws_path,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, (args, done.stderr)
+        assert "unknown --tools entry" in done.stderr and "sets: seed, core, all" in done.stderr, args
+        assert "Traceback" not in done.stderr and done.stdout == ""
+
+
 def test_config_claude_prints_the_readmes_form(venv: Path, ws_path: Path) -> None:
     done = cli(venv, "config", "claude", "--json", "--workspace", str(ws_path))
     assert done.returncode == 0, done.stderr

@@ -25,7 +25,7 @@ from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
 from .support.codeprojects import python_project, typescript_project
-from .support.results import flat_references
+from .support.results import flat_references, payload
 from .test_code_python import grep_uses
 
 pytestmark = pytest.mark.anyio
@@ -94,35 +94,42 @@ async def test_a_query_while_loading_waits_or_says_partial(
             server, "find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6}
         )
         assert not result.is_error, result.content[0].text
-        out = result.structured_content
+        out = payload(result)
         found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
         assert out.get("partial") is True or found == expected, out
         if out.get("partial"):
             assert "loading" in out["reason"]
         # With the normal wait the same question gets the whole answer.
         monkeypatch.setenv("MCP_IDE_LSP_READY_TIMEOUT", "90")
-        out = (
+        out = payload(
             await call(server, "find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
-        ).structured_content
+        )
         assert "partial" not in out
         assert {(r["path"], r["line"], r["character"]) for r in flat_references(out)} == expected
     finally:
         ws.close()
 
 
-async def test_typescript_without_a_project_file_is_marked_partial(tmp_path: Path) -> None:
+async def test_typescript_without_a_project_file_is_whole_up_to_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "loose"
     (root / "src").mkdir(parents=True)
     (root / "src/a.ts").write_text("export function hello(): string { return 'hi'; }\n")
     (root / "src/b.ts").write_text("import { hello } from './a';\nhello();\n")
     ws = Workspace.open(root)
     server, _ = build_server(lambda ctx: ws, None)
+    args = {"pathInProject": "src/a.ts", "line": 0, "character": 17}
     try:
-        out = (
-            await call(server, "find_references", {"pathInProject": "src/a.ts", "line": 0, "character": 17})
-        ).structured_content
+        monkeypatch.setenv("MCP_IDE_TS_PROJECT_MAX_FILES", "1")
+        out = payload(await call(server, "find_references", args))
         assert out["partial"] is True
-        assert "tsconfig.json" in out["reason"]
+        assert "tsconfig.json" in out["reason"] and "MCP_IDE_TS_PROJECT_MAX_FILES" in out["reason"]
+        monkeypatch.delenv("MCP_IDE_TS_PROJECT_MAX_FILES")
+        out = payload(await call(server, "find_references", args))
+        assert "partial" not in out, out
+        assert {r["path"] for r in out["references"]} == {"src/a.ts", "src/b.ts"}
+        assert sorted(p.name for p in root.iterdir()) == ["src"]  # nothing written into the workspace
     finally:
         ws.close()
 
@@ -145,9 +152,7 @@ async def test_a_killed_language_server_is_restarted_by_the_next_call(tmp_path: 
             assert "restarts on the next call" in again.content[0].text
             again = await call(server, "find_references", args)
         assert not again.is_error, again.content[0].text
-        assert len(flat_references(again.structured_content)) == len(
-            flat_references(first.structured_content)
-        )
+        assert len(flat_references(payload(again))) == len(flat_references(payload(first)))
         assert lsp_server.pid != old
     finally:
         ws.close()
@@ -230,7 +235,7 @@ async def test_idle_servers_stop_and_restart_on_demand(
         assert not lsp_server.running, "the idle server was not stopped"
         assert servers(ws).stopped_reasons["python"].startswith("idle")
         again = await call(server, "find_references", args)
-        assert not again.is_error and "partial" not in again.structured_content
+        assert not again.is_error and "partial" not in payload(again)
     finally:
         ws.close()
 
@@ -299,7 +304,7 @@ async def test_languages_without_a_server_answer_text_matches_marked_partial(
         result = await call(
             server, "find_references", {"pathInProject": "main.go", "line": 2, "character": 7}
         )
-        out = result.structured_content
+        out = payload(result)
         assert out["partial"] is True and "text matches" in out["reason"]
         assert {(r["path"], r["line"]) for r in flat_references(out)} == {
             ("main.go", 2),

@@ -18,7 +18,7 @@ import pytest
 
 from mcp_server_ide import call
 
-from .support.results import flat_references
+from .support.results import data, flat_references, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +42,7 @@ def real_files(root: Path) -> tuple[str, str]:
 async def outline(client: Any, path: str, **extra: Any) -> dict[str, Any]:
     result = await client.call_tool("get_symbols_in_file", {"pathInProject": path, **extra})
     assert not result.is_error, result.content[0].text
-    return result.structured_content
+    return payload(result)
 
 
 async def test_the_outline_is_compact(mcp: Any, ws_path: Path) -> None:
@@ -138,7 +138,7 @@ async def test_every_symbol_can_be_renamed_from_the_outline_alone(mcp: Any, ws_p
                 {"pathInProject": path, "line": symbol["line"], "character": symbol["character"]},
             )
             assert not result.is_error, result.content[0].text
-            found = result.structured_content
+            found = payload(result)
             where = f"{path}: {symbol['name']} at {symbol['line']}:{symbol['character']}"
             assert found["symbol"] == symbol["name"], where
             declared = [r for r in flat_references(found) if r.get("isDeclaration") and r["path"] == path]
@@ -158,5 +158,5 @@ async def test_every_symbol_can_be_renamed_from_the_outline_alone(mcp: Any, ws_p
             },
         )
         assert not result.is_error, result.content[0].text
-        diff = result.structured_content["diff"]
+        diff = data(result)["diff"]
         assert "+    def raise_if_cancelled(self) -> None:" in diff and "-    def check_cancelled" in diff

@@ -23,7 +23,7 @@ from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
 from .support.codeprojects import USERS, python_project
-from .support.results import flat_references
+from .support.results import flat_references, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -39,12 +39,12 @@ class Shared:
             result = await client.call_tool(name, args)
         if result.is_error:
             raise AssertionError(f"{name} failed: {result.content[0].text}")
-        return result.structured_content
+        return payload(result)
 
     async def fail(self, name: str, args: dict[str, Any]) -> str:
         async with Client(self.server) as client:
             result = await client.call_tool(name, args)
-        assert result.is_error, f"{name} should have failed: {result.structured_content}"
+        assert result.is_error, f"{name} should have failed: {result.content[0].text}"
         return result.content[0].text
 
 

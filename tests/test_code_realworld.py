@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from .support.codeprojects import rich_source
-from .support.results import flat_references
+from .support.results import flat_references, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -53,7 +53,7 @@ async def test_references_and_rename_on_rich(mcp: Any, tmp_path: Path) -> None:
             "find_references", {"pathInProject": "rich/cells.py", "line": line, "character": 4}
         )
         assert not result.is_error, result.content[0].text
-        out = result.structured_content
+        out = payload(result)
         assert "partial" not in out
         found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
         assert found == expected
@@ -68,7 +68,7 @@ async def test_references_and_rename_on_rich(mcp: Any, tmp_path: Path) -> None:
             },
         )
         assert not result.is_error, result.content[0].text
-        assert set(result.structured_content["changedFiles"]) == files
+        assert set(payload(result)["changedFiles"]) == files
     assert not code_uses(tmp_path, "cell_len")
     check = (
         "import io, rich.console, rich.table, rich.cells as c; con = rich.console.Console(file=io.StringIO(), width=40); "

@@ -17,6 +17,7 @@ from mcp_server_ide.engines import treesitter
 from mcp_server_ide.engines.treesitter.parsers import plan_for
 
 from .support.codeprojects import rich_source
+from .support.results import payload
 
 pytestmark = pytest.mark.anyio
 
@@ -71,7 +72,7 @@ async def test_symbols_of_rich_match_pythons_ast(mcp: Any, tmp_path: Path) -> No
                 "get_symbols_in_file", {"pathInProject": str(path.relative_to(tmp_path))}
             )
             assert not result.is_error, result.content[0].text
-            got = strip_locals(ts_outline(result.structured_content["symbols"]))
+            got = strip_locals(ts_outline(payload(result)["symbols"]))
             assert got == expected, f"{path.relative_to(tmp_path)} differs"
             checked += 1
     assert checked == len(files)
@@ -85,10 +86,10 @@ async def test_symbol_shape_for_a_seed_example(mcp: Any, ws_path: Path) -> None:
         result = await client.call_tool(
             "get_symbols_in_file", {"pathInProject": "src/utils/helper.js", "ranges": True}
         )
-    assert compact.structured_content["symbols"] == [
+    assert payload(compact)["symbols"] == [
         {"name": "helper", "kind": "Function", "line": 0, "character": 9, "endLine": 2, "detail": "()"}
     ]
-    symbol = result.structured_content["symbols"][0]
+    symbol = payload(result)["symbols"][0]
     assert {k: symbol[k] for k in ("name", "kind", "range", "text")} == {
         "name": "helper",
         "kind": "Function",
@@ -163,7 +164,7 @@ async def test_symbols_in_other_languages(mcp: Any, ws_path: Path) -> None:
         for name, (_, expected) in SOURCES.items():
             result = await client.call_tool("get_symbols_in_file", {"pathInProject": name})
             assert not result.is_error, result.content[0].text
-            assert flatten(result.structured_content["symbols"]) == expected, name
+            assert flatten(payload(result)["symbols"]) == expected, name
 
 
 async def test_unknown_file_types_fail_clearly(mcp: Any, ws_path: Path) -> None:

@@ -2,7 +2,9 @@
 and tsserver (typescript@6, installed into the cache on first use exactly as the product does).
 
 One generated tsconfig project and one server are shared by the module. Compilation checks use the
-same TypeScript's ``tsc --noEmit``; extraction checks compile and run the project with node.
+same TypeScript's ``tsc --noEmit``; extraction checks compile and run the project with node. A plain
+JavaScript project with no jsconfig (seed 000's layout) checks the whole-project view tsserver gets
+without a config, and its cap.
 """
 
 from __future__ import annotations
@@ -20,8 +22,15 @@ from mcp import Client
 from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
-from .support.codeprojects import USERS, typescript_project, typescript_tools
-from .support.results import flat_references
+from .support.codeprojects import (
+    SEED_HELPER,
+    SEED_INDEX,
+    USERS,
+    seed_js_project,
+    typescript_project,
+    typescript_tools,
+)
+from .support.results import flat_references, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +46,7 @@ class Shared:
             result = await client.call_tool(name, args)
         if result.is_error:
             raise AssertionError(f"{name} failed: {result.content[0].text}")
-        return result.structured_content
+        return payload(result)
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +206,81 @@ async def test_problems_and_format_through_tsserver(ts: Shared) -> None:
         assert bad.read_text() == "export function f(a: number) { return a + 1 }\n"
     finally:
         bad.unlink()
+
+
+RENAME = {
+    "pathInProject": "src/utils/helper.js",
+    "line": 0,
+    "character": 12,
+    "refactorType": "rename",
+    "options": {"newName": "helperFunction"},
+}
+
+
+@pytest.fixture
+def js(tmp_path: Path) -> Iterator[Shared]:
+    shared = Shared(seed_js_project(tmp_path / "js"))
+    yield shared
+    shared.ws.close()
+
+
+async def test_plain_js_without_jsconfig_renames_and_finds_references_in_every_file(js: Shared) -> None:
+    refs = await js.call(
+        "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
+    )
+    assert "partial" not in refs, refs
+    found = {(r["path"], r["line"], r["character"]) for r in refs["references"]}
+    assert {("src/utils/helper.js", 0, 9), ("src/utils/helper.js", 4, 19), ("src/index.js", 0, 8)} <= found
+    assert ("src/index.js", 3, 4) in found
+    done = await js.call("refactor_code_at_location", RENAME)
+    assert done["success"] is True and sorted(done["changedFiles"]) == ["src/index.js", "src/utils/helper.js"]
+    assert (js.root / "src/utils/helper.js").read_text() == SEED_HELPER.replace("helper", "helperFunction")
+    assert (js.root / "src/index.js").read_text() == SEED_INDEX.replace("helper(", "helperFunction(").replace(
+        "{ helper }", "{ helperFunction }"
+    )
+    assert not list(js.root.glob("*config.json")) and not list(js.root.glob(".mcp*"))  # nothing written
+    node, _ = typescript_tools()
+    run = subprocess.run([node, str(js.root / "src/index.js")], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr  # the importer still finds what it requires
+
+
+async def test_plain_js_rename_refuses_when_importers_cannot_all_be_checked(
+    js: Shared, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp_server_ide.engines.code import shorthand
+
+    monkeypatch.setattr(shorthand, "MAX_CHECKS", 0)  # a name used in more places than are checked
+    refs = await js.call(
+        "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
+    )
+    assert refs["partial"] is True and "importers may be missing" in refs["reason"], refs
+    async with Client(js.server) as client:
+        result = await client.call_tool("refactor_code_at_location", RENAME)
+    assert result.is_error and "importers may be missing" in result.content[0].text, result.content[0].text
+    assert (js.root / "src/utils/helper.js").read_text() == SEED_HELPER
+
+
+async def test_plain_js_over_the_file_cap_refuses_naming_the_cap(
+    js: Shared, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCP_IDE_TS_PROJECT_MAX_FILES", "1")
+    async with Client(js.server) as client:
+        result = await client.call_tool("refactor_code_at_location", RENAME)
+    assert result.is_error
+    text = result.content[0].text
+    assert "not renaming from a partial view" in text and "2 JS/TS files" in text, text
+    assert "more than the 1 " in text and "MCP_IDE_TS_PROJECT_MAX_FILES" in text, text
+    assert (js.root / "src/utils/helper.js").read_text() == SEED_HELPER
+
+
+async def test_plain_js_view_takes_in_a_file_created_after_the_server_started(js: Shared) -> None:
+    first = await js.call(
+        "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
+    )
+    assert {r["path"] for r in first["references"]} == {"src/utils/helper.js", "src/index.js"}
+    (js.root / "src/late.js").write_text("const { helper } = require('./utils/helper');\nhelper();\n")
+    out = await js.call(
+        "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
+    )
+    assert "partial" not in out, out
+    assert {r["path"] for r in out["references"]} == {"src/utils/helper.js", "src/index.js", "src/late.js"}

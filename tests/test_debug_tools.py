@@ -16,6 +16,7 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
+from .support.results import data
 from .support.system import require_system
 
 pytestmark = pytest.mark.anyio
@@ -110,10 +111,7 @@ def project(ws_path: Path) -> Path:
 async def call(client: Any, name: str, **arguments: Any) -> Any:
     result = await client.call_tool(name, arguments)
     assert not result.is_error, f"{name}: {result.content[0].text if result.content else result}"
-    if result.structured_content is not None:
-        sc = result.structured_content
-        return sc["result"] if set(sc) == {"result"} else sc
-    return result.content[0].text
+    return data(result)
 
 
 async def error(client: Any, name: str, **arguments: Any) -> str:
@@ -239,11 +237,11 @@ async def test_progress_of_a_running_configuration(mcp: Any, project: Path) -> N
         assert (
             first["jobId"] == jid and first["title"] == "Task: three steps" and first["cancellable"] is True
         )
-        fractions = [i["fraction"] for i in seen if i["fraction"] is not None]
+        fractions = [i["fraction"] for i in seen if i.get("fraction") is not None]
         assert (
             fractions and min(fractions) < max(fractions) < 1.0
         )  # step by step, never complete while running
-        assert all(i["indeterminate"] == (i["fraction"] is None) for i in seen)
+        assert all(i["indeterminate"] == (i.get("fraction") is None) for i in seen)
         out = await call(client, "get_job_output", jobId=jid, waitMs=10000)
         assert out["exitCode"] == 0
         assert await call(client, "get_progress_indicators") == []
@@ -276,7 +274,7 @@ async def test_a_run_whose_steps_are_all_done_is_not_shown_complete_while_it_run
         (shown,) = await call(client, "get_progress_indicators")
         listed = {j["jobId"]: j for j in await call(client, "list_jobs")}
         assert listed[jid]["state"] == "running"
-        assert shown["jobId"] == jid and shown["fraction"] != 1.0, shown  # running is not complete
+        assert shown["jobId"] == jid and shown.get("fraction") != 1.0, shown  # running is not complete
         assert shown["indeterminate"] is True and shown["message"] == "finishing: all 3 steps are done"
         await call(client, "cancel_job", jobId=jid)
         assert await call(client, "get_progress_indicators") == []

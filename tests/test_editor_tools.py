@@ -14,7 +14,7 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
-from .support.results import payload
+from .support.results import data
 
 pytestmark = pytest.mark.anyio
 
@@ -24,10 +24,7 @@ CRLF_SOURCE = b"def greet(name):\r\n    return 'hello ' + name\r\n\r\nprint(gree
 async def call(client: Any, name: str, **arguments: Any) -> Any:
     result = await client.call_tool(name, arguments)
     assert not result.is_error, f"{name}: {result.content[0].text if result.content else result}"
-    if result.structured_content is not None:
-        sc = payload(result)
-        return sc["result"] if set(sc) == {"result"} else sc
-    return result.content[0].text
+    return data(result)
 
 
 async def error(client: Any, name: str, **arguments: Any) -> str:

@@ -94,11 +94,21 @@ def _check_listing(listing: dict[str, Any]) -> None:
         spec = registry.get(name)
         assert spec is not None
         notes = tools[name].get("annotations") or {}
-        for key in ("title", "readOnlyHint", "destructiveHint", "idempotentHint"):
-            assert key in notes, f"{name} has no {key}: {notes}"
-        assert notes["readOnlyHint"] is spec.read_only, name
-        if spec.read_only:
-            assert notes["destructiveHint"] is False, name
+        assert tools[name]["title"] == spec.title and "title" not in notes, (
+            name
+        )  # clients show the tool's title
+        # Hints equal to the spec's defaults are left out; with the defaults filled in, each says the truth.
+        hints = {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": False,
+            "openWorldHint": True,
+        }
+        hints.update(notes)
+        assert hints["readOnlyHint"] is spec.read_only and hints["openWorldHint"] is spec.open_world, name
+        if not spec.read_only:
+            assert hints["destructiveHint"] is spec.destructive, name
+            assert hints["idempotentHint"] is spec.idempotent, name
         assert tools[name]["description"] and tools[name]["inputSchema"]["type"] == "object"
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
-from .support.results import payload
+from .support.results import data
 
 pytestmark = pytest.mark.anyio
 
@@ -36,12 +36,12 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
 async def call(client: Any, name: str, args: dict[str, Any]) -> Any:
     result = await client.call_tool(name, args)
     assert not result.is_error, f"{name}({args}) failed: {result.content[0].text}"
-    return payload(result)
+    return data(result)
 
 
 async def fails(client: Any, name: str, args: dict[str, Any]) -> str:
     result = await client.call_tool(name, args)
-    assert result.is_error, f"{name}({args}) should have failed: {payload(result)}"
+    assert result.is_error, f"{name}({args}) should have failed: {result.content[0].text}"
     return result.content[0].text
 
 
@@ -194,7 +194,7 @@ async def test_undo_of_a_single_change_and_redo(mcp: Any, ws_path: Path) -> None
         assert change["action"] == "modified" and "+more" in change["diff"]
         assert page["nextBeforeId"] == 2
         older = await call(client, "list_recent_changes", {"limit": 1, "beforeId": page["nextBeforeId"]})
-        assert older["changes"][0]["action"] == "created" and older["nextBeforeId"] is None
+        assert older["changes"][0]["action"] == "created" and older.get("nextBeforeId") is None
 
         # Undoing the creation while a later change exists is refused with the reason.
         message = await fails(client, "undo_changes", {"changeId": 1})
@@ -262,7 +262,7 @@ async def test_keep_changes_moves_the_checkpoint(mcp: Any, ws_path: Path) -> Non
         await call(client, "restore_checkpoint", {"name": "review", "paths": ["u.txt"]})
         assert (ws_path / "u.txt").read_bytes() == b"u1\n" and (ws_path / "k.txt").read_bytes() == b"v2\n"
         listed = await call(client, "list_checkpoints", {})
-        assert [c["name"] for c in listed["result"]] == ["review"]
+        assert [c["name"] for c in listed] == ["review"]
         message = await fails(client, "restore_checkpoint", {"name": "nope"})
         assert "no checkpoint named" in message
 

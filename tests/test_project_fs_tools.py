@@ -11,6 +11,8 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
+from .support.results import payload
+
 pytestmark = pytest.mark.anyio
 
 CAP = 200 * 1024
@@ -28,12 +30,12 @@ def write(root: Path, rel: str, data: str | bytes) -> Path:
 async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(name, args)
     assert not result.is_error, result.content[0].text
-    return result.structured_content
+    return payload(result)
 
 
 async def fail(client: Any, name: str, args: dict[str, Any]) -> str:
     result = await client.call_tool(name, args)
-    assert result.is_error, result.structured_content
+    assert result.is_error, result.content[0].text
     return result.content[0].text
 
 
@@ -262,6 +264,43 @@ async def test_list_never_follows_symlinks_or_loops(mcp: Any, ws_path: Path, tmp
         assert "outside the workspace" in message and str(outside) not in message
 
 
+async def test_list_recursive_deep_tree_and_the_page_sizes(mcp: Any, ws_path: Path) -> None:
+    """The walk holds a descriptor per level down to a depth, then reopens folders from the root one
+    name at a time: a tree deeper than that lists whole. Sizes are read for the page's files only, so
+    each page carries its own files' sizes; ignored folders beside kept ones are left out at every
+    depth, folders holding only ignored files too, empty ones stay."""
+    write(ws_path, ".gitignore", "*.log\nskip/\n")
+    deep = "/".join(f"d{i}" for i in range(80))
+    write(ws_path, f"{deep}/bottom.txt", "12345")
+    write(ws_path, f"{deep}/noise.log", "x")
+    write(ws_path, f"{deep}/skip/hidden.txt", "x")
+    write(ws_path, "logs/only.log", "x")
+    (ws_path / deep / "empty").mkdir()
+    (ws_path / deep / "link").symlink_to("bottom.txt")
+    async with mcp(ws_path) as client:
+        got = await call(client, "project_fs_list", {"recursive": True, "maxEntries": 20000})
+        listed = {e["path"]: e for e in got["entries"]}
+        folders = ["/".join(f"d{i}" for i in range(n + 1)) for n in range(80)]
+        expected = {".gitignore", *folders, f"{deep}/bottom.txt", f"{deep}/empty", f"{deep}/link"}
+        assert set(listed) == {p.replace("/", os.sep) for p in expected}
+        assert got["total"] == len(expected) and got["truncated"] is False
+        assert listed[os.path.join(*deep.split("/"), "bottom.txt")]["size"] == 5
+        assert listed[os.path.join(*deep.split("/"), "link")] == {
+            "path": os.path.join(*deep.split("/"), "link"),
+            "type": "symlink",
+            "size": 0,
+        }
+        assert listed[".gitignore"]["size"] == len("*.log\nskip/\n")
+        # The last page: the sizes of its own files.
+        got = await call(client, "project_fs_list", {"recursive": True, "maxEntries": 3, "offset": 81})
+        assert [(e["type"], e["size"]) for e in got["entries"]] == [
+            ("file", 5),
+            ("directory", 0),
+            ("symlink", 0),
+        ]
+        assert (got["count"], got["total"], "nextOffset" in got) == (3, 84, False)  # null: left out
+
+
 async def test_list_pages(mcp: Any, ws_path: Path) -> None:
     for i in range(7):
         write(ws_path, f"f{i}.txt", "")
@@ -270,7 +309,7 @@ async def test_list_pages(mcp: Any, ws_path: Path) -> None:
         assert [e["path"] for e in got["entries"]] == ["f3.txt", "f4.txt", "f5.txt"]
         assert (got["count"], got["total"], got["truncated"], got["nextOffset"]) == (3, 7, True, 6)
         got = await call(client, "project_fs_list", {"maxEntries": 3, "offset": 6})
-        assert (got["count"], got["truncated"], got["nextOffset"]) == (1, False, None)
+        assert (got["count"], got["truncated"], "nextOffset" in got) == (1, False, False)  # null: left out
 
 
 # ----------------------------------------------------------------------------- write

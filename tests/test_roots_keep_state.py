@@ -32,7 +32,7 @@ def _folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *names: str) -> li
 
 
 async def _breakpoints(client: Any) -> list[dict[str, Any]]:
-    return (await call(client, "get_debugger_breakpoints"))["result"]
+    return await call(client, "get_debugger_breakpoints")
 
 
 async def test_editor_of_a_root_that_stays_survives_and_a_new_primary_root_has_its_own(
@@ -151,7 +151,7 @@ async def test_a_file_read_before_a_roots_change_is_still_read_after(
 
 async def _changed(client: Any) -> list[str]:
     """The paths ``get_project_vcs_status`` names (each one a MODIFICATION)."""
-    status = (await call(client, "get_project_vcs_status"))["result"]
+    status = await call(client, "get_project_vcs_status")
     assert all(c["type"] == "MODIFICATION" for c in status), status
     return [c["pathInProject"] for c in status]
 

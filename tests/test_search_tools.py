@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from .support.results import page as page_of
+
 pytestmark = pytest.mark.anyio
 
 
@@ -25,12 +27,12 @@ def write(root: Path, rel: str, text: str | bytes) -> Path:
 async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(name, args)
     assert not result.is_error, result.content[0].text
-    return result.structured_content
+    return page_of(result)
 
 
 async def fail(client: Any, name: str, args: dict[str, Any]) -> str:
     result = await client.call_tool(name, args)
-    assert result.is_error, result.structured_content
+    assert result.is_error, result.content[0].text
     return result.content[0].text
 
 
@@ -50,7 +52,7 @@ async def test_seed_example_shape(mcp: Any, project: Path) -> None:
     async with mcp(project) as client:
         result = await client.call_tool("search_in_files_content", {"searchText": "function helper"})
         assert not result.is_error
-        page = result.structured_content
+        page = page_of(result)
         assert paths(page) == [
             os.path.join("src", "utils", "helper.js"),
             os.path.join("test", "helper.test.js"),
@@ -61,19 +63,31 @@ async def test_seed_example_shape(mcp: Any, project: Path) -> None:
         assert first["matches"] == [{"line": 2, "column": 1, "preview": "function helper() { return 1; }"}]
         # Leading indentation is trimmed from the preview; the column stays the real one.
         assert page["result"][1]["matches"] == [{"line": 3, "column": 3, "preview": "function helper() {}"}]
-        assert (page["total"], page["truncated"], page["nextOffset"]) == (2, False, None)
-        # The text content is the seed's JSON array, then one note line.
+        # The whole list: one text block, the seed's JSON array itself, no page facts, no structuredContent.
+        assert len(result.content) == 1 and result.structured_content is None
         assert json.loads(result.content[0].text) == page["result"]
-        assert result.content[1].text == "items 1-2 of 2"
 
 
 async def test_output_schema_declares_page_fields(mcp: Any, project: Path) -> None:
-    async with mcp(project) as client:
+    """With --structured-content the page facts are published in the output schema and sent."""
+    from mcp_server_ide.server import ServerOptions
+
+    async with mcp(project, options=ServerOptions(structured_content=True)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         for name in ("search_in_files_content", "find_files_by_name_substring"):
             schema = tools[name].output_schema
-            assert set(schema["properties"]) == {"result", "total", "truncated", "nextOffset"}
+            assert set(schema["properties"]) == {"result", "total", "truncated", "nextOffset", "note"}
             assert tools[name].annotations.read_only_hint is True
+        result = await client.call_tool("search_in_files_content", {"searchText": "function helper"})
+        assert result.structured_content["total"] == 2
+        assert len(result.content) == 1
+        assert json.loads(result.content[0].text) == result.structured_content
+
+
+async def test_output_schema_is_not_published_by_default(mcp: Any, project: Path) -> None:
+    async with mcp(project) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert all(t.output_schema is None for t in tools.values())
 
 
 async def test_gitignore_hidden_and_skipped_folders(mcp: Any, ws_path: Path) -> None:
@@ -237,12 +251,16 @@ async def test_paging_total_and_truncated(mcp: Any, ws_path: Path) -> None:
             result = await client.call_tool(
                 "search_in_files_content", {"searchText": "paged", "maxResults": 10, "offset": offset}
             )
-            page = result.structured_content
+            page = page_of(result)
             pages.append((page["total"], page["truncated"], page["nextOffset"], len(page["result"])))
-            if page["nextOffset"] is not None:
-                assert result.content[1].text == (
-                    f"items {offset + 1}-{offset + 10} of 25; more: call again with offset={offset + 10}"
-                )
+            assert len(result.content) == 1
+            if page["nextOffset"] is not None:  # the page facts are folded into the one JSON value
+                assert json.loads(result.content[0].text) == {
+                    "result": page["result"],
+                    "total": 25,
+                    "truncated": True,
+                    "nextOffset": offset + 10,
+                }
             seen += paths(page)
             offset = page["nextOffset"]
         assert pages == [(25, True, 10, 10), (25, True, 20, 10), (25, False, None, 5)]
@@ -323,6 +341,38 @@ async def test_search_stops_at_its_time_limit(ws_path: Path) -> None:
     assert search.search_content(ws_path, "word").complete is True
 
 
+def test_ripgrep_runs_in_its_own_process_group_killed_whole_at_its_deadline(tmp_path: Path) -> None:
+    """ripgrep's runner: its own process group (killed whole when the deadline stops it) inside the
+    server's session (a session of its own would be a scheduling group of its own: starved on a busy
+    machine). A shell stands in for ripgrep to report its ids and leave a child behind."""
+    from mcp_server_ide.engines.search.ripgrep import run
+
+    script = "cut -d' ' -f5,6 /proc/$$/stat; echo $$; sleep 60 & echo $!; wait"
+    out, _err, _code, reason = run(["sh", "-c", script], tmp_path, 1.5, 1 << 20)
+    ids, shell, child = out.decode().split("\n")[:3]
+    pgid, sid = (int(x) for x in ids.split())
+    assert pgid == int(shell) != os.getpgid(0)
+    assert sid == os.getsid(0)
+    assert reason is not None and "time limit" in reason
+    assert _ends(int(child)), "the group's child lives on"
+
+
+def _ends(pid: int, within: float = 10.0) -> bool:
+    """Whether the process is gone (or a zombie) within the time: SIGKILL is delivered asynchronously."""
+    import time
+
+    stat = Path(f"/proc/{pid}/stat")
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 async def test_rest_door_carries_page_fields(http_server: Any, project: Path) -> None:
     import httpx
 
@@ -388,7 +438,83 @@ async def test_include_globs_do_not_bring_back_ignored_files(mcp: Any, ws_path: 
         assert len(paths(page)) == 4
 
 
-@pytest.mark.parametrize("kind", ["content", "names"])
+async def test_find_files_by_name_folds_case_as_python_does_and_matches_the_name_only(
+    mcp: Any, ws_path: Path
+) -> None:
+    """Names are found in ripgrep's raw list before it is decoded (bytes.lower is ASCII only): names
+    whose case folding needs more (ß, ligatures, the Kelvin sign), names that are not UTF-8, and a text
+    that is in a folder's name but not the file's must come out as str.casefold says."""
+    for rel in ("docs/Straße.md", "ﬀ.txt", "ff.txt", "K.txt", "schema/readme.txt", "schema/a_schema.json"):
+        write(ws_path, rel, "")
+    write(ws_path, "Schema.PY", "")
+    write(ws_path, ".gitignore", "*.log\nbuild/\n")
+    write(ws_path, "schema.log", "")  # ignored: ripgrep's name filter must not bring it back
+    write(ws_path, "build/schema.js", "")
+    write(ws_path, "docs/my Schema notes.txt", "")
+    (ws_path / os.fsdecode(b"bad\xffschema.txt")).write_text("")
+    async with mcp(ws_path) as client:
+
+        async def find(text: str, **extra: Any) -> list[str]:
+            page = await call(client, "find_files_by_name_substring", {"nameSubstring": text, **extra})
+            return sorted(paths(page))
+
+        assert await find("STRASSE") == [os.path.join("docs", "Straße.md")]
+        assert await find("ß") == [os.path.join("docs", "Straße.md")]
+        assert await find("FF") == ["ff.txt", "ﬀ.txt"]
+        assert await find("ﬀ") == ["ff.txt", "ﬀ.txt"]
+        assert await find("ﬀ", caseSensitive=True) == ["ﬀ.txt"]
+        assert await find("k.txt") == ["K.txt"]
+        assert await find("schema") == sorted(
+            [
+                "Schema.PY",
+                os.path.join("docs", "my Schema notes.txt"),
+                os.path.join("schema", "a_schema.json"),
+                "bad\ufffdschema.txt",
+            ]
+        )
+        assert await find("Schema", caseSensitive=True) == [
+            "Schema.PY",
+            os.path.join("docs", "my Schema notes.txt"),
+        ]
+        assert await find("y schema N") == [os.path.join("docs", "my Schema notes.txt")]
+        assert await find("schema", includeIgnored=True) == sorted(
+            [
+                "Schema.PY",
+                os.path.join("build", "schema.js"),
+                os.path.join("docs", "my Schema notes.txt"),
+                os.path.join("schema", "a_schema.json"),
+                "bad\ufffdschema.txt",
+                "schema.log",
+            ]
+        )
+        assert await find("ma/READ") == [os.path.join("schema", "readme.txt")]
+        assert await find("schema/") == [
+            os.path.join("schema", "a_schema.json"),
+            os.path.join("schema", "readme.txt"),
+        ]
+
+
+async def test_find_files_by_path_matches_a_second_roots_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second root's files answer as '<root name>/...'; a text with a slash is matched against that
+    whole path, the root's name included (which ripgrep's list of names does not hold)."""
+    from .support.roots import RootsClient, roots_session
+
+    start, first, second = tmp_path / "start", tmp_path / "first", tmp_path / "second"
+    for folder in (start, first, second):
+        folder.mkdir()
+    write(first, "lib.py", "")
+    write(second, "lib.py", "")
+    monkeypatch.chdir(start)
+    async with roots_session(RootsClient([first, second])) as (client, _):
+        page = await call(client, "find_files_by_name_substring", {"nameSubstring": "cond/li"})
+        assert paths(page) == [os.path.join("second", "lib.py")]
+        page = await call(client, "find_files_by_name_substring", {"nameSubstring": "lib"})
+        assert sorted(paths(page)) == ["lib.py", os.path.join("second", "lib.py")]
+
+
+@pytest.mark.parametrize("kind", ["content", "names", "find"])
 def test_what_ripgrep_found_under_a_folder_swapped_for_a_link_is_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
@@ -420,8 +546,11 @@ def test_what_ripgrep_found_under_a_folder_swapped_for_a_link_is_left_out(
     if kind == "content":
         result = search.search_content(root, "needle")
         found = [f.path for f in result.files]
-    else:
+    elif kind == "names":
         result = search.list_files(root)
+        found = sorted(result.paths)
+    else:
+        result = search.find_files(root, ".TXT")
         found = sorted(result.paths)
     assert found == ["b.txt"]
     assert not result.complete and result.reason and "link" in result.reason

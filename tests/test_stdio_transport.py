@@ -86,4 +86,4 @@ def test_a_terminal_stdin_falls_back_to_the_sdk_transport(ws_path: Path) -> None
         proc.kill()
         proc.wait(10)
     assert answers[1]["result"]["serverInfo"]["name"] == "mcp-server-ide"
-    assert answers[2]["result"]["structuredContent"]["content"] == "hello\n"
+    assert json.loads(answers[2]["result"]["content"][0]["text"])["content"] == "hello\n"

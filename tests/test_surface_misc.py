@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import anyio
 import pytest
-from mcp_types import PromptReference
+from mcp_types import Implementation, PromptReference
 
 from mcp_server_ide.server import ServerOptions
 
@@ -130,15 +130,21 @@ async def test_cancelling_a_call_stops_the_work(ws_path, mcp, mode):
 
 async def test_plugins_icons_instructions_and_output_schemas(ws_path, mcp):
     options = ServerOptions(plugins=["tests.conformance_fixtures", "tests.surface_plugin"])
+    vscode = Implementation(name="Visual Studio Code", version="1.106.0")  # as VS Code names itself
+    async with mcp(ws_path, options=options, mode="legacy", client_info=vscode) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert tools["test_simple_text"].icons and tools["get_file_text_by_path"].icons
+        assert tools["test_simple_text"].icons[0].src != tools["get_file_text_by_path"].icons[0].src
     async with mcp(ws_path, options=options, mode="legacy") as client:
         init_icons = client.server_info.icons
         assert init_icons and init_icons[0].src.startswith("data:image/svg+xml;base64,")
         assert "workspace" in (client.instructions or "")
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert tools["test_simple_text"].icons and tools["get_file_text_by_path"].icons
-        assert tools["test_simple_text"].icons[0].src != tools["get_file_text_by_path"].icons[0].src
-        assert tools["get_file_text_by_path"].output_schema is None  # large payload: JSON text only
-        assert tools["replace_specific_text"].output_schema["type"] == "object"
+        # A client that shows no tool icons gets none (VS Code shows them; see surface/icons.py).
+        assert not any(t.icons for t in tools.values())
+        # Results are one JSON text block; output schemas only with --structured-content (resultform).
+        assert tools["get_file_text_by_path"].output_schema is None
+        assert tools["replace_specific_text"].output_schema is None
         assert (await client.call_tool("test_simple_text", {})).content[0].text.startswith("This is a simple")
         assert (
             (await client.read_resource("test://static-text"))

@@ -101,7 +101,7 @@ async def test_read_text_binary_and_context_resources(ws_path, mcp):
         editor = (await client.read_resource("ide://editor/active")).contents[0].text
         assert '"activeFile"' in editor
         problems = (await client.read_resource("ide://workspace/problems")).contents[0].text
-        assert '"problems"' in problems
+        assert '"files"' in problems
 
 
 async def test_reads_outside_the_workspace_are_refused(ws_path, mcp, tmp_path):

@@ -18,6 +18,7 @@ import pytest
 from mcp_server_ide.server import ServerOptions
 from mcp_server_ide.workspace import Policy
 
+from .support.results import payload
 from .test_processes import alive_with, marker, wait_alive, wait_gone
 
 pytestmark = pytest.mark.anyio
@@ -26,16 +27,12 @@ pytestmark = pytest.mark.anyio
 async def call(client: Any, tool: str, **args: Any) -> Any:
     result = await client.call_tool(tool, args)
     assert not result.is_error, result.content[0].text
-    return (
-        result.structured_content.get("result", result.structured_content)
-        if isinstance(result.structured_content, dict) and set(result.structured_content) == {"result"}
-        else result.structured_content
-    )
+    return payload(result)
 
 
 async def error(client: Any, tool: str, **args: Any) -> str:
     result = await client.call_tool(tool, args)
-    assert result.is_error, result.structured_content
+    assert result.is_error, result.content[0].text
     return result.content[0].text
 
 
@@ -144,7 +141,7 @@ async def test_run_command_reports_progress(mcp: Any, ws_path: Path) -> None:
             {"command": "echo a; sleep 2.3; echo b", "timeout": 30000},
             progress_callback=on_progress,
         )
-    assert result.structured_content["stdout"] == "a\nb\n"
+    assert payload(result)["stdout"] == "a\nb\n"
     assert len(seen) >= 2 and seen[0][1] == 30.0 and "running for" in (seen[0][2] or "")
     assert seen[-1][0] > seen[0][0]
 

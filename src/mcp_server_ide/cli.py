@@ -108,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--read-only", action="store_true", help="refuse every tool that changes the workspace")
     p.add_argument(
+        "--structured-content",
+        action="store_true",
+        help="also send structuredContent and publish output schemas (for programmatic clients; models read the text)",
+    )
+    p.add_argument(
         "--untrusted",
         action="store_true",
         help="treat the workspace as untrusted: no git hooks/filters, confirm before running its commands",
@@ -120,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--tools",
-        help="comma-separated tools or categories to serve; prefix with - to remove (e.g. 'file,search,-wait')",
+        help="comma-separated tools, categories or sets (seed, core, all) to serve; prefix with - to remove "
+        "(e.g. 'seed,project_fs,-wait')",
     )
     p.add_argument(
         "--plugin",
@@ -208,10 +214,18 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
     options = ServerOptions(
         tools=[t.strip() for t in args.tools.split(",") if t.strip()] if args.tools else None,
         read_only=args.read_only,
+        structured_content=args.structured_content,
         plugins=args.plugin,
         workspaces=workspaces,
     )
-    server, runner = build_server(workspaces.for_context, options)
+    from .toolsets import UnknownToolEntry
+
+    try:
+        server, runner = build_server(workspaces.for_context, options)
+    except UnknownToolEntry as exc:
+        workspaces.close()
+        print(f"mcp-server-ide: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     return workspaces, server, runner
 
 

@@ -9,7 +9,9 @@ Prints, for the current folder (or ``--workspace DIR``):
 
 ``--json`` prints only the configuration document (what goes in the file), ``--http URL``
 describes a running HTTP server instead of launching one over stdio, ``--name`` renames the
-server entry, and any arguments after ``--`` are passed to the server (e.g. ``-- --read-only``).
+server entry, ``--tools LIST`` has the server serve a selection (a set such as ``seed`` or ``core``,
+categories, names, ``-name``: see :mod:`.toolsets`; checked here, so a typo fails now rather than
+in the client), and any arguments after ``--`` are passed to the server (e.g. ``-- --read-only``).
 The command is the absolute path of the installed ``mcp-server-ide`` script (the README's form,
 ``/abs/path/to/.venv/bin/mcp-server-ide``), so the snippet works whatever ``PATH`` the client starts
 with; where this installation has no such script (run from a source tree), it is this Python
@@ -124,11 +126,38 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--http", metavar="URL", help="describe a running HTTP server (…/mcp) instead of stdio"
     )
+    parser.add_argument(
+        "--tools",
+        metavar="LIST",
+        help="the tools the server serves: a set (seed, core, all), categories, names, -name (stdio only)",
+    )
     parser.add_argument("--json", action="store_true", help="print only the configuration document")
     args = parser.parse_args(argv)
     root = args.workspace.resolve()
     if not root.is_dir():
         print(f"mcp-server-ide config: {root} is not a folder", file=sys.stderr)
         return 2
+    if args.tools:
+        problem = _tools_problem(args.tools, args.http)
+        if problem:
+            print(f"mcp-server-ide config: {problem}", file=sys.stderr)
+            return 2
+        extra = ["--tools", args.tools, *extra]
     print(render(args.client, root, args.name, extra, args.http, args.json))
     return 0
+
+
+def _tools_problem(selection: str, http: str | None) -> str | None:
+    """Why ``--tools selection`` cannot go in the server definition, or None."""
+    if http:
+        return "--tools selects what a server launched over stdio serves; with --http, start that server with --tools"
+    from . import registry
+    from .runner import enabled_specs
+    from .toolsets import UnknownToolEntry
+
+    registry.load_builtin_tools()
+    try:
+        chosen = enabled_specs([t.strip() for t in selection.split(",") if t.strip()])
+    except UnknownToolEntry as exc:
+        return str(exc)
+    return None if chosen else f"--tools {selection!r} selects no tool"

@@ -81,11 +81,12 @@ Inline = bool | Callable[[dict[str, Any]], bool]
 
 class PagedList(list[T]):
     """One page of a longer list. The items stay the result (the seed's JSON array); the page facts
-    travel beside it: extra envelope keys on the REST door (``total``, ``truncated``, ``nextOffset``),
-    ``structuredContent`` ``{"result": [...], "total", "truncated", "nextOffset"}`` plus a note line on MCP.
+    travel beside it: extra envelope keys on the REST door (``total``, ``truncated``, ``nextOffset``);
+    on MCP the bare array when it is the whole list, else ``{"result": [...], "total", "truncated",
+    "nextOffset", "note"}`` as the one JSON value (:func:`.resultform.page_value`).
 
     Annotate the tool ``-> PagedList[Item]`` and return ``PagedList(items, total=..., truncated=...,
-    next_offset=...)``. ``note`` adds a sentence to the MCP note line (e.g. why a search stopped early).
+    next_offset=..., offset=...)``. ``note`` says, on MCP, why the list stopped early (if it did).
     """
 
     def __init__(
@@ -122,21 +123,6 @@ class PagedList(list[T]):
             note=self.note,
             offset=self.offset,
         )
-
-    def note_line(self) -> str:
-        """One sentence for people and assistants reading the MCP text content."""
-        shown, offset = len(self), self.offset
-        if shown == 0:
-            text = f"no items on this page (total {self.total})"
-        else:
-            text = f"items {offset + 1}-{offset + shown} of {self.total}"
-        if self.truncated and self.next_offset is not None:
-            text += f"; more: call again with offset={self.next_offset}"
-        elif self.truncated:
-            text += "; the list is incomplete"
-        if self.note:
-            text += f"; {self.note}"
-        return text
 
 
 @dataclass(frozen=True)
@@ -205,8 +191,8 @@ def tool(
     """Register ``fn`` as a tool.
 
     ``read_only`` tools never change the workspace (``--read-only`` keeps only these).
-    ``structured=False`` for tools whose result is plain text (avoids doubling it as
-    ``{"result": ...}``). ``example`` is a valid argument object shown on the reference page.
+    ``structured=False`` for tools whose result is plain text: with ``--structured-content`` it gets
+    no output schema (the SDK would double it as ``{"result": ...}``); by default no tool has one. ``example`` is a valid argument object shown on the reference page.
     ``errors`` lists the failures a caller can expect, in words. ``requires`` names workspace
     features the tool needs (``"git"``, ``"python"``...), used by dynamic discovery. ``inline`` marks a
     sync tool whose work is bounded and small (run on the event loop, and answerable by the stdio direct

@@ -13,20 +13,19 @@ import functools
 import inspect
 import logging
 import typing
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import pydantic_core
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from . import registry, toolcache
+from . import registry, resultform, toolcache
 from .call import Call, Reporter, calling
 from .engines.peer import InputNeeded
 from .outschema import light_output_schema
@@ -45,12 +44,16 @@ CallFactory = Callable[["McpContext", str, dict[str, Any]], Call]
 
 
 def annotations_for(spec: ToolSpec) -> ToolAnnotations:
+    """The hints that differ from the MCP spec's defaults (readOnlyHint false, destructiveHint true,
+    idempotentHint false, openWorldHint true), and no more. No title: the tool's own is the one
+    clients show (VS Code shows ``annotations.title || title || name``); destructive and idempotent
+    hints only on a tool that writes (the spec gives them meaning only when readOnlyHint is false)."""
+    if spec.read_only:
+        return ToolAnnotations(read_only_hint=True, open_world_hint=False if not spec.open_world else None)
     return ToolAnnotations(
-        title=spec.title,
-        read_only_hint=spec.read_only,
-        destructive_hint=spec.destructive if not spec.read_only else False,
-        idempotent_hint=spec.idempotent or spec.read_only,
-        open_world_hint=spec.open_world,
+        destructive_hint=False if not spec.destructive else None,
+        idempotent_hint=True if spec.idempotent else None,
+        open_world_hint=False if not spec.open_world else None,
     )
 
 
@@ -82,6 +85,7 @@ class LazyTools(MutableMapping[str, Tool]):
         build: Callable[[ToolSpec], Tool],
         *,
         read_only: bool = False,
+        structured: bool = False,
         cache_listing: bool = True,
     ) -> None:
         self._specs = specs
@@ -90,6 +94,7 @@ class LazyTools(MutableMapping[str, Tool]):
         self._extra: dict[str, Tool] = {}
         self.patches: list[tuple[ToolPatch, str | None]] = []
         self._read_only = read_only
+        self._structured = structured
         self._cache_listing = cache_listing
         self._key: str | None = None
         self._listed: dict[str, toolcache.Listed] | None = None
@@ -110,7 +115,10 @@ class LazyTools(MutableMapping[str, Tool]):
             self._looked_up = True
             if self._cache_listing:
                 self._key = toolcache.cache_key(
-                    self._specs.values(), read_only=self._read_only, patches=[k for _, k in self.patches]
+                    self._specs.values(),
+                    read_only=self._read_only,
+                    structured=self._structured,
+                    patches=[k for _, k in self.patches],
                 )
             self._listed = toolcache.load(self._key) if self._key else None
         listed = self._listed or {}
@@ -160,7 +168,11 @@ class LazyTools(MutableMapping[str, Tool]):
 
 
 class ToolRunner:
-    """The enabled tools, each with its SDK ``Tool`` (schemas, validation, result conversion)."""
+    """The enabled tools, each with its SDK ``Tool`` (schemas, validation, result conversion).
+
+    ``structured``: publish output schemas and send ``structuredContent`` (``--structured-content``);
+    by default every result is one compact JSON text block (:mod:`.resultform` says why).
+    """
 
     def __init__(
         self,
@@ -168,13 +180,21 @@ class ToolRunner:
         make_call: CallFactory,
         *,
         read_only: bool = False,
+        structured: bool = False,
         cache_listing: bool = True,
     ) -> None:
         self.specs = {s.name: s for s in specs}
         self.read_only = read_only
+        self.structured = structured
         self._make_call = make_call
         self._shapes: dict[str, Callable[[object], object]] = {}
-        self.sdk = LazyTools(self.specs, self._sdk_tool, read_only=read_only, cache_listing=cache_listing)
+        self.sdk = LazyTools(
+            self.specs,
+            self._sdk_tool,
+            read_only=read_only,
+            structured=structured,
+            cache_listing=cache_listing,
+        )
 
     def patch_tools(self, patch: ToolPatch, *, cache_key: str | None = None) -> None:
         """Adjust every SDK tool (icons, ``_meta``...) as it is built, and those already built.
@@ -204,7 +224,7 @@ class ToolRunner:
         try:
             validated = sdk.fn_metadata.validate_arguments(arguments)
         except ValidationError as exc:
-            raise ToolFailure(f"invalid parameters for {name}: {_validation_text(exc)}") from None
+            raise ToolFailure(argument_error(name, exc, sdk.parameters)) from None
         call.tool, call.arguments = name, arguments
         result = await self._invoke(spec, validated, call)
         if isinstance(result, PagedList):
@@ -220,23 +240,34 @@ class ToolRunner:
             description=spec.description,
             annotations=annotations_for(spec),
             meta=spec.meta,
-            structured_output=spec.structured,
+            structured_output=spec.structured if self.structured else False,
         )
-        base = _forbid_unknown_arguments(base)
+        base = _ide_tool(_forbid_unknown_arguments(base))
 
         paged_item = _paged_item_type(spec)
+        metadata = base.fn_metadata
+        if paged_item is not None and self.structured:
+            metadata = _paged_metadata(base, spec.name, paged_item)
+        with_schema = metadata.output_schema is not None  # only with --structured-content
+        wrapped = metadata.wrap_output
 
         def shape(result: object) -> object:
-            """The tool's return value as the SDK's result conversion should see it."""
+            """The tool's return value as the SDK's result conversion should see it (see resultform)."""
+            if isinstance(result, CallToolResult | InputRequiredResult):
+                return result
+            if with_schema:
+                if paged_item is not None:
+                    return resultform.structured_result(
+                        resultform.page_structured(resultform.as_page(result))
+                    )
+                data = resultform.jsonable(result)
+                return resultform.structured_result({"result": data} if wrapped else data)
             if paged_item is not None:
-                return _paged_call_result(result)
-            if wrapped_list and isinstance(result, list):
-                return _list_call_result(result)
-            if spec.structured is False and _plain_data(result):
-                # One compact JSON text block (the SDK would indent a dict, and make a list one
-                # block per item). Content blocks (images, resources...) stay as they are.
-                return pydantic_core.to_json(result).decode()
-            return result
+                page = resultform.page_value(resultform.as_page(result))
+                return resultform.text_result(resultform.compact_json(page))
+            if result is None or isinstance(result, str) or resultform.is_content(result):
+                return result  # text as it is; content blocks (images, resources...) as the SDK makes them
+            return resultform.compact_json(result)
 
         async def mcp_entry(**kwargs: Any) -> object:
             ctx: McpContext = kwargs.pop(CONTEXT_KWARG)
@@ -249,10 +280,6 @@ class ToolRunner:
             except ToolFailure as failure:  # the SDK shows a ToolError's text, and hides any other's
                 raise registry.sdk_error(failure) from failure
 
-        metadata = base.fn_metadata
-        if paged_item is not None:
-            metadata = _paged_metadata(base, spec.name, paged_item)
-        wrapped_list = metadata.wrap_output and metadata.output_model is not None
         if metadata.output_schema is not None:
             light = light_output_schema(metadata.output_schema)
             if light != metadata.output_schema:  # published light; results still validated in full
@@ -349,15 +376,6 @@ def runs_inline(spec: ToolSpec, arguments: dict[str, Any], call: Call) -> bool:
         return bool(inline(arguments))
 
 
-def _plain_data(value: object) -> bool:
-    """A dict, or a list of dicts and scalars: JSON data rather than MCP content blocks."""
-    if isinstance(value, dict):
-        return True
-    return isinstance(value, list) and all(
-        isinstance(item, dict | str | int | float | bool) for item in value
-    )
-
-
 def _error_result(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
@@ -372,6 +390,28 @@ def _forbid_unknown_arguments(base: Tool) -> Tool:
         {"__module__": loose.__module__, "model_config": {**loose.model_config, "extra": "forbid"}},
     )
     return base.model_copy(update={"fn_metadata": base.fn_metadata.model_copy(update={"arg_model": strict})})
+
+
+class _IdeTool(Tool):
+    """The SDK's ``Tool``, with argument errors worded as every door words them (:func:`argument_error`)
+    instead of pydantic's own text (its error count, input value and documentation URL)."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:
+            return await super().run(arguments, context, convert_result)
+        except ToolError as exc:
+            # The SDK raises a plain ToolError from the argument model's ValidationError for bad
+            # arguments; a failure of the tool body or of its result is another type or cause.
+            if type(exc) is ToolError and isinstance(exc.__cause__, ValidationError):
+                text = argument_error(self.name, exc.__cause__, self.parameters)
+                raise ToolError(f"Error executing tool {self.name}: {text}") from exc.__cause__
+            raise
+
+
+def _ide_tool(base: Tool) -> Tool:
+    return _IdeTool.model_construct(
+        base.model_fields_set, **{name: getattr(base, name) for name in Tool.model_fields}
+    )
 
 
 def _valid_unicode(value: object) -> object:
@@ -432,48 +472,53 @@ def _paged_metadata(base: Tool, name: str, item: type) -> FuncMetadata:
         total=(int, Field(description="How many items there are in all (over every page).")),
         truncated=(bool, Field(description="True when more items exist beyond this page, or it is partial.")),
         nextOffset=(int | None, Field(default=None, description="The offset of the next page, if any.")),
+        note=(str | None, Field(default=None, description="Why the list stopped early, when it did.")),
     )
     return type(base.fn_metadata)(arg_model=base.fn_metadata.arg_model, output_model=model, wrap_output=True)
 
 
-def _paged_call_result(result: object) -> CallToolResult:
-    """A paged list on MCP: the array as JSON text plus a note line; the page facts in structuredContent."""
-    if not isinstance(result, PagedList):
-        result = PagedList(result if isinstance(result, Iterable) else ())
-    items = to_jsonable_python(list(result), by_alias=True)
-    text = pydantic_core.to_json(items).decode()
-    return CallToolResult(
-        content=[TextContent(type="text", text=text), TextContent(type="text", text=result.note_line())],
-        structured_content={"result": items, **result.page_fields()},
-    )
-
-
-def _list_call_result(result: list[object]) -> CallToolResult:
-    """A list on MCP: one compact JSON text block (the SDK makes a block per item) + structuredContent."""
-    items = to_jsonable_python(result, by_alias=True)
-    return CallToolResult(
-        content=[TextContent(type="text", text=pydantic_core.to_json(items).decode())],
-        structured_content={"result": items},
-    )
-
-
-def _validation_text(exc: ValidationError) -> str:
-    parts = []
+def argument_error(name: str, exc: ValidationError, schema: dict[str, Any]) -> str:
+    """Arguments the schema refuses, in words that name the rule and the fix (every door's text)."""
+    props: dict[str, Any] = schema.get("properties", {})
+    parts, list_params = [], False
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "arguments"
         if err["type"] == "missing":
-            parts.append(f"'{where}' is required")
+            kind = _kind(props.get(where, {}))
+            parts.append(f"'{where}' is required" + (f" ({kind})" if kind else ""))
+            list_params = True
         elif err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-            parts.append(f"'{where}' is not a parameter of this tool")
+            parts.append(f"'{where}' is not a parameter of {name}")
+            list_params = True
         else:
-            parts.append(f"'{where}': {err['msg']}")
-    return "; ".join(parts)
+            got = repr(err.get("input"))
+            got = got if len(got) <= 40 else got[:37] + "..."
+            parts.append(f"'{where}': {err['msg'][:1].lower()}{err['msg'][1:]}, got {got}")
+    text = "invalid parameters: " + "; ".join(parts)
+    if list_params:
+        required = set(schema.get("required", ()))
+        names = [f"{p} (required)" if p in required else p for p in props]
+        text += f"; {name} takes " + (", ".join(names) if names else "no parameters")
+    return text
+
+
+def _kind(prop: dict[str, Any]) -> str:
+    """A parameter's JSON type in a word or two (``string``, ``integer or null``...)."""
+    if "enum" in prop:
+        return "one of " + ", ".join(map(repr, prop["enum"]))
+    if isinstance(prop.get("type"), str):
+        return prop["type"]
+    kinds = [k.get("type") for k in prop.get("anyOf", ()) if isinstance(k, dict) and k.get("type") != "null"]
+    return " or ".join(k for k in kinds if isinstance(k, str))
 
 
 def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None = None) -> list[ToolSpec]:
     """The built-in tools plus those of this server's ``--plugin`` modules, less a ``--tools`` selection
-    (names or categories, ``-name`` removes). A plugin another server in the same process loaded
-    stays out of this one."""
+    (names, categories or sets of :mod:`.toolsets`, ``-name`` removes; an entry naming nothing raises
+    :class:`~.toolsets.UnknownToolEntry`). A plugin another server in the same process loaded stays
+    out of this one."""
+    from . import toolsets
+
     own = tuple(plugins or ())
     specs = [
         s
@@ -483,6 +528,9 @@ def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None 
     ]
     if not selection:
         return specs
+    selection = toolsets.expand(
+        selection, (s.name for s in specs), {*registry.CATEGORIES, *(s.category for s in specs)}
+    )
     include = [s for s in selection if not s.startswith("-")]
     exclude = {s[1:] for s in selection if s.startswith("-")}
     if include:

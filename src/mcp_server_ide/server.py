@@ -54,6 +54,8 @@ class ServerOptions:
     tools: list[str] | None = None
     """A ``--tools`` selection: names or categories, ``-name`` removes (None: every tool)."""
     read_only: bool = False
+    structured_content: bool = False
+    """Publish output schemas and send ``structuredContent`` beside the text (``--structured-content``)."""
     plugins: list[str] = field(default_factory=list)
     """The ``--plugin`` modules."""
     workspaces: LocalWorkspaces | None = None
@@ -131,6 +133,7 @@ def build_server(
         enabled_specs(options.tools, options.plugins),
         make_call,
         read_only=options.read_only,
+        structured=options.structured_content,
         cache_listing=not options.plugins,  # a plugin's effect on the listing has no key: see toolcache
     )
     server = MCPServer(

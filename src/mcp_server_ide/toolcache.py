@@ -58,7 +58,11 @@ class Listed:
 
 
 def cache_key(
-    specs: Iterable[ToolSpec], *, read_only: bool, patches: Iterable[str | None] = ()
+    specs: Iterable[ToolSpec],
+    *,
+    read_only: bool,
+    structured: bool = False,
+    patches: Iterable[str | None] = (),
 ) -> str | None:
     """The key of the listing of these tools with these patches, or None when it must not be cached."""
     names = []
@@ -77,7 +81,7 @@ def cache_key(
             digest.update(f"{dist}={metadata.version(dist)};".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{dist}=?;".encode())
-    digest.update(("|".join(names) + f";read_only={read_only};").encode())
+    digest.update(("|".join(names) + f";read_only={read_only};structured={structured};").encode())
     digest.update(("patches=" + "|".join(shaped_by) + ";").encode())
     for path in sorted(str(p) for p in PACKAGE_DIR.rglob("*.py")):
         try:
@@ -103,7 +107,7 @@ def load(key: str) -> dict[str, Listed] | None:
                 parameters=item["parameters"],
                 output_schema=item["output_schema"],
                 annotations=ToolAnnotations.model_validate(item["annotations"])
-                if item["annotations"]
+                if item["annotations"] is not None  # {} (every hint at its default) is not None
                 else None,
                 icons=[Icon.model_validate(i) for i in item["icons"]] if item["icons"] is not None else None,
                 meta=item["meta"],
@@ -129,7 +133,7 @@ def save(key: str, tools: Iterable[Tool]) -> None:
             "parameters": t.parameters,
             "output_schema": t.output_schema,
             "annotations": t.annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
-            if t.annotations
+            if t.annotations is not None
             else None,
             "icons": [i.model_dump(mode="json", by_alias=True, exclude_none=True) for i in t.icons]
             if t.icons is not None

@@ -47,12 +47,14 @@ def _specs(selection: str | None, plugins: list[str]) -> list[ToolSpec]:
 
 def _listing(specs: list[ToolSpec]) -> list[dict[str, Any]]:
     """``tools/list`` entries (camelCase, as on the wire) of ``specs``, from the runner's SDK tools."""
+    from .leanschema import LEAN_PATCH, lean_tool
     from .runner import ToolRunner
 
     def no_calls(*_: object) -> NoReturn:
         raise RuntimeError("the tools command runs no tool")
 
     runner = ToolRunner(specs, no_calls)
+    runner.patch_tools(lean_tool, cache_key=LEAN_PATCH)  # as the server publishes them
     out: list[dict[str, Any]] = []
     for tool in runner.sdk.values():
         entry: dict[str, Any] = {"name": tool.name, "title": tool.title, "description": tool.description}
@@ -125,12 +127,18 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="print the tools as tools/list shows them: name, title, description, inputSchema, outputSchema, annotations",
     )
-    parser.add_argument("--tools", help="the server's --tools selection (e.g. 'file,search,-wait')")
+    parser.add_argument("--tools", help="the server's --tools selection (e.g. 'seed,project_fs,-wait')")
     parser.add_argument(
         "--plugin", action="append", default=[], metavar="MODULE", help="include a plugin's tools"
     )
     args = parser.parse_args(argv)
-    specs = _specs(args.tools, args.plugin)
+    from .toolsets import UnknownToolEntry
+
+    try:
+        specs = _specs(args.tools, args.plugin)
+    except UnknownToolEntry as exc:
+        print(f"mcp-server-ide tools: {exc}", file=sys.stderr)
+        return 2
     known = {s.name for s in specs}
     unknown = [n for n in args.names if n not in known]
     if unknown:

@@ -157,3 +157,24 @@ def typescript_tools() -> tuple[str, Path]:
 
     _cli, lib = install.ensure_typescript()
     return install.node_binary(), lib / "tsc.js"
+
+
+SEED_HELPER = "function helper() {\n  return 'Hello';\n}\n\nmodule.exports = { helper };\n"
+SEED_INDEX = (
+    "const { helper } = require('./utils/helper');\n\nfunction main() {\n    helper();\n}\n\nmain();\n"
+)
+
+
+def seed_js_project(root: Path) -> Path:
+    """The layout seed 000's examples assume, plain JavaScript with no jsconfig/tsconfig:
+    ``src/utils/helper.js`` defines and exports ``helper`` (line 0, characters 9-15) and
+    ``src/index.js`` requires it and calls it on line 3, character 4; a package.json with express and lodash."""
+    (root / "src/utils").mkdir(parents=True, exist_ok=True)
+    (root / "src/utils/helper.js").write_text(SEED_HELPER)
+    (root / "src/index.js").write_text(SEED_INDEX)
+    (root / "package.json").write_text(
+        '{\n  "name": "my-project",\n  "version": "1.0.0",\n  "scripts": {"dev": "node src/index.js"},\n'
+        '  "dependencies": {"express": "^4.18.2", "lodash": "^4.17.21"},\n'
+        '  "devDependencies": {"typescript": "^5.0.0"}\n}\n'
+    )
+    return root

@@ -84,25 +84,20 @@ def init_repo(root: Path, *, bare: bool = False) -> Git:
 
 
 async def ok(client: Any, tool: str, **arguments: Any) -> Any:
-    """Call a tool and return its result (structured content unwrapped, or the text)."""
+    """Call a tool and return its result: the JSON of its one text block, or the text itself (a diff)."""
     result = await client.call_tool(tool, arguments)
     text = result.content[0].text if result.content else ""
     assert not result.is_error, f"{tool}({arguments}) failed: {text}"
-    if result.structured_content is None:
+    if not text.startswith(("{", "[")):
         return text
-    data = result.structured_content
-    if set(data) == {"result"}:
-        return data["result"]
-    return data
+    return json.loads(text)
 
 
 async def fails(client: Any, tool: str, **arguments: Any) -> str:
     """Call a tool that must fail; return its error text."""
     result = await client.call_tool(tool, arguments)
     text = result.content[0].text if result.content else ""
-    assert result.is_error, (
-        f"{tool}({arguments}) should have failed, got {json.dumps(result.structured_content)[:500]}"
-    )
+    assert result.is_error, f"{tool}({arguments}) should have failed, got {text[:500]}"
     return text
 
 

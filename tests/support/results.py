@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+PAGE_FACTS = {"result", "total", "truncated", "nextOffset", "note"}
+
 
 def payload(result: Any) -> Any:
-    """The tool's result data: its ``structuredContent`` when it has an output schema, else the JSON
-    of its text block (tools with large payloads, such as ``get_file_text_by_path``, send the JSON
-    text only so the content is not sent twice)."""
-    if result.structured_content is not None:
-        return result.structured_content
+    """The tool's result data: the JSON of its one text block (every MCP result is one compact JSON
+    text block, without structuredContent: see ``resultform``). A page with more to fetch is
+    ``{"result": [...], "total", "truncated", "nextOffset"}``; :func:`page` reads both forms."""
+    assert len(result.content) == 1, result.content
     return json.loads(result.content[0].text)
 
 
@@ -19,3 +20,23 @@ def flat_references(found: dict[str, Any]) -> list[dict[str, Any]]:
     """find_references' compact answer (references grouped by file) as one list of locations, each with
     its ``path``, in the answer's order."""
     return [{"path": group["path"], **at} for group in found["references"] for at in group["locations"]]
+
+
+def page(result: Any) -> dict[str, Any]:
+    """A paged tool's answer as ``{"result": items, "total", "truncated", "nextOffset", "note"?}``,
+    whether it came as the bare array (nothing more to fetch) or as the object with the page facts."""
+    data = payload(result)
+    if isinstance(data, list):
+        return {"result": data, "total": len(data), "truncated": False, "nextOffset": None}
+    assert isinstance(data, dict) and set(data) <= PAGE_FACTS, data
+    return {"truncated": False, "nextOffset": None, **data}
+
+
+def data(result: Any) -> Any:
+    """What a test usually wants from a successful call: the JSON value of its one text block, or
+    the text itself when it is not JSON (a diff, a file's text)."""
+    assert len(result.content) == 1, result.content
+    text = result.content[0].text
+    if not text.startswith(("{", "[")):
+        return text
+    return json.loads(text)

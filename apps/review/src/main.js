@@ -261,8 +261,17 @@ $("keep-all").addEventListener("click", () => keep(null));
 $("undo-all").addEventListener("click", () => undo(null, false));
 
 app.ontoolresult = (params) => {
-  // Opened from a journal tool's result: follow the checkpoint it was about.
-  const cp = params?.structuredContent?.checkpoint;
+  // Opened from a journal tool's result: follow the checkpoint it was about. The server sends its
+  // results as one JSON text block (structuredContent only with --structured-content).
+  let data = params?.structuredContent;
+  if (!data) {
+    try {
+      data = JSON.parse(textOf(params || {}));
+    } catch {
+      data = null;
+    }
+  }
+  const cp = data?.checkpoint;
   if (typeof cp === "string") checkpoint = cp;
   else if (cp && typeof cp.name === "string") checkpoint = cp.name;
   refresh();

@@ -1,20 +1,35 @@
 """Icons for the server and for each tool category (``data:`` SVG URIs, so they work over stdio
-and HTTP alike, as VS Code's MCP guide allows)."""
+and HTTP alike, as VS Code's MCP guide allows).
+
+Tool icons travel only to clients that show them. VS Code does (its tool picker and chat use
+``icons.getUrl(22)``, falling back to a generic icon) and never hands them to the model (it passes
+name, description and ``inputSchema``); to every other client 69 icons would be ~27 KB of
+``tools/list`` shown nowhere. So ``tools/list`` keeps a tool's icons only when the client's
+``clientInfo.name`` is one of VS Code's (:data:`SHOWS_TOOL_ICONS`). The server's own icon (in the
+``initialize`` answer) and the prompts' icons go to every client. The listing cache holds the tools
+with their icons; the choice is made per request, after it.
+"""
 
 from __future__ import annotations
 
 import base64
 from typing import TYPE_CHECKING
 
-from mcp_types import Icon
+from mcp_types import Icon, ListToolsResult, PaginatedRequestParams
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
+    from mcp.server.context import HandlerResult
     from mcp.server.mcpserver.tools.base import Tool
 
     from ..registry import ToolSpec
     from ..runner import ToolRunner
     from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import Handler, Previous, RequestContext
+
+SHOWS_TOOL_ICONS = ("Visual Studio Code", "code-server", "Code - OSS", "VSCodium")
+"""``clientInfo.name`` of the clients known to show tool icons (VS Code is ``product.nameLong``:
+"Visual Studio Code", "Visual Studio Code - Insiders", code-server's "code-server")."""
 
 _FRAME = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="{color}" '
@@ -54,6 +69,13 @@ def icon(kind: str) -> list[Icon]:
     return [Icon(src=src, mime_type="image/svg+xml", sizes=["any"])]
 
 
+def shows_tool_icons(client_name: str | None) -> bool:
+    """Whether a client of this ``clientInfo.name`` shows tool icons ("Visual Studio Code - Insiders" does)."""
+    if not client_name:
+        return False
+    return any(client_name == n or client_name.startswith(n + " ") for n in SHOWS_TOOL_ICONS)
+
+
 def install(
     server: MCPServer, runner: ToolRunner, workspace_for: WorkspaceFor, options: ServerOptions
 ) -> None:
@@ -66,3 +88,21 @@ def install(
             sdk_tool.icons = icon(spec.category)
 
     runner.patch_tools(add_icon, cache_key="icons")
+
+    def list_tools(previous: Previous) -> Handler[PaginatedRequestParams]:
+        assert previous is not None, "the SDK serves tools/list"
+
+        async def handler(ctx: RequestContext, params: PaginatedRequestParams | None) -> HandlerResult:
+            result = await previous(ctx, params)
+            if shows_tool_icons(lowlevel.client_name(ctx)):
+                return result
+            listed = lowlevel.expect(ListToolsResult, result)
+            return listed.model_copy(
+                update={
+                    "tools": [t.model_copy(update={"icons": None}) if t.icons else t for t in listed.tools]
+                }
+            )
+
+        return handler
+
+    lowlevel.replace_request(server, "tools/list", PaginatedRequestParams, list_tools)

@@ -158,6 +158,13 @@ def session_connection(session: ServerSession | None) -> Connection | None:
     return found if isinstance(found, Connection) else None
 
 
+def client_name(ctx: AnyContext) -> str | None:
+    """The ``clientInfo.name`` the client gave (at ``initialize``, or in a 2026-era request's envelope)."""
+    connection = connection_of(ctx)
+    params = connection.client_params if connection is not None else None
+    return params.client_info.name if params is not None else None
+
+
 def protocol_version(ctx: AnyContext) -> str | None:
     inner = request_context(ctx)
     return inner.protocol_version if inner is not None else None

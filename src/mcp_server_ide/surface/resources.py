@@ -98,16 +98,28 @@ class ContextResource:
     mime_type: str
     read: Callable[[Workspace], str]
     """Runs in a worker thread; returns the text."""
+    watch: Callable[[Workspace, Callable[[], None]], Callable[[], None]] | None = None
+    """Its own change feed: ``watch(ws, notify)`` calls ``notify()`` when the resource changed and
+    returns the function that stops it. Without one, any workspace file change counts as a change."""
+    touched: Callable[[Workspace, Path], None] | None = None
+    """Told of every workspace file change while it is subscribed (its feed may refresh on it)."""
 
 
 CONTEXT: dict[str, ContextResource] = {}
 
 
 def context_resource(
-    uri: str, *, name: str, title: str, description: str, mime_type: str = "text/plain"
+    uri: str,
+    *,
+    name: str,
+    title: str,
+    description: str,
+    mime_type: str = "text/plain",
+    watch: Callable[[Workspace, Callable[[], None]], Callable[[], None]] | None = None,
+    touched: Callable[[Workspace, Path], None] | None = None,
 ) -> Callable[[Callable[[Workspace], str]], Callable[[Workspace], str]]:
     def register(fn: Callable[[Workspace], str]) -> Callable[[Workspace], str]:
-        CONTEXT[uri] = ContextResource(uri, name, title, description, mime_type, fn)
+        CONTEXT[uri] = ContextResource(uri, name, title, description, mime_type, fn, watch, touched)
         return fn
 
     return register
@@ -134,32 +146,20 @@ def _git_status(ws: Workspace) -> str:
     "ide://workspace/problems",
     name="problems",
     title="Problems",
-    description="Diagnostics (errors and warnings) known for the workspace's files, as JSON.",
+    description="The workspace's problems as JSON: the last get_project_problems run merged with what "
+    "get_file_problems and the running language servers found since, grouped by file.",
     mime_type="application/json",
+    watch=lambda ws, notify: _problems_engine().watch(ws, notify),
+    touched=lambda ws, path: _problems_engine().touched(ws, path),
 )
 def _problems(ws: Workspace) -> str:
-    return json.dumps(_collect_problems(ws), indent=1)
+    return json.dumps(_problems_engine().workspace_problems(ws), separators=(",", ":"))
 
 
-def _collect_problems(ws: Workspace) -> dict[str, object]:
-    """Diagnostics from the language-server engine when it is running; nothing is started for this."""
-    try:
-        from ..engines import lsp
-    except ImportError:
-        return {"problems": [], "note": "no language servers are available in this build"}
-    provider = None
-    for name in ("workspace_problems", "problems", "diagnostics_snapshot"):
-        provider = getattr(lsp, name, None)
-        if callable(provider):
-            break
-        provider = None
-    if provider is None:
-        return {"problems": [], "note": "diagnostics appear here once a language server has analysed files"}
-    try:
-        found = provider(ws)
-    except Exception as exc:
-        return {"problems": [], "note": f"diagnostics unavailable: {exc}"}
-    return {"problems": found}
+def _problems_engine() -> Any:
+    from ..engines import problems  # lazy: loads the language tooling
+
+    return problems
 
 
 @context_resource(

@@ -9,7 +9,9 @@ Two sources of change, both mapped to ``file://`` URIs:
 connection drops its subscriptions. 2026-07-28 era: ``subscriptions/listen`` streams name the
 URIs they want; the SDK's listen handler filters the bus, this module keeps the watcher running
 while such a stream is open. Context resources (``ide://git/status``...) are announced as
-updated whenever any workspace file changes (debounced). Creating or deleting a file also
+updated whenever any workspace file changes (debounced), unless they have their own change feed
+(``ide://workspace/problems``: announced when the problems it shows change, which its engine
+works out from the file changes it is told of and from its language servers). Creating or deleting a file also
 sends ``notifications/resources/list_changed`` (debounced).
 """
 
@@ -142,6 +144,8 @@ class Subscriptions:
         self.listen_uris: dict[int, set[str]] = {}
         self._lock = threading.Lock()
         self._hooked: dict[int, list[Callable[[], None]]] = {}
+        self._feeds: dict[tuple[int, str], Callable[[], None]] = {}
+        """(workspace, context URI) -> stop of that resource's own change feed."""
 
     # -- bookkeeping ------------------------------------------------------------------------
     def add(self, conn: int, uri: str, ws: Workspace | None = None) -> None:
@@ -150,6 +154,29 @@ class Subscriptions:
             self.by_conn.setdefault(conn, set()).add(uri)
         if ws is not None:
             self.watch(ws)
+            self.feed(ws, {uri})
+
+    def feed(self, ws: Workspace, uris: set[str]) -> None:
+        """Start the own change feed of each context resource in ``uris`` that has one (once)."""
+        for uri in uris:
+            item = CONTEXT.get(uri)
+            if item is None or item.watch is None:
+                continue
+            key = (id(ws), uri)
+            with self._lock:
+                if key in self._feeds:
+                    continue
+                self._feeds[key] = lambda: None
+            stop = item.watch(ws, lambda uri=uri: self.context_changed(uri))
+            with self._lock:
+                self._feeds[key] = stop
+
+    def context_changed(self, uri: str) -> None:
+        """A context resource with its own feed changed: its subscribers are told (debounced)."""
+        if uri in self.wanted():
+            clients(self.server).broadcast(
+                ResourceUpdated(uri=uri), sessions=self.sessions_for(uri), debounce=CONTEXT_DEBOUNCE
+            )
 
     def listen(self, key: int, uris: set[str]) -> None:
         """A 2026-era ``subscriptions/listen`` stream wants ``uris`` until :meth:`unlisten`."""
@@ -197,7 +224,13 @@ class Subscriptions:
             self._hooked[key] = stops
 
     def _maybe_unwatch(self) -> None:
-        if self.wanted():
+        wanted = self.wanted()
+        with self._lock:
+            gone = [key for key in self._feeds if key[1] not in wanted]
+            stops = [self._feeds.pop(key) for key in gone]
+        for stop in stops:
+            stop()
+        if wanted:
             return
         with self._lock:
             hooked, self._hooked = self._hooked, {}
@@ -211,8 +244,15 @@ class Subscriptions:
         uri = path.as_uri()
         if uri in wanted:
             registry.broadcast(ResourceUpdated(uri=uri), sessions=self.sessions_for(uri), debounce=0.05)
-        for ctx_uri in CONTEXT:
-            if ctx_uri in wanted:
+        for ctx_uri, item in CONTEXT.items():
+            if ctx_uri not in wanted:
+                continue
+            if item.touched is not None:
+                try:
+                    item.touched(ws, path)
+                except Exception:
+                    log.exception("telling %s of a file change failed", ctx_uri)
+            if item.watch is None:
                 registry.broadcast(
                     ResourceUpdated(uri=ctx_uri),
                     sessions=self.sessions_for(ctx_uri),
@@ -271,6 +311,7 @@ def install(
                 subs.listen(key, uris)
                 if any(_is_watchable(u) for u in uris):
                     subs.watch(ws_of(ctx))
+                    subs.feed(ws_of(ctx), uris)
             try:
                 return await previous(ctx, params)
             finally:

@@ -8,10 +8,7 @@ Code's command ids; per-task ids are ``workbench.action.tasks.runTask:<label>``.
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import anyio
-from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..call import current
@@ -31,14 +28,8 @@ class ActionInfo(TypedDict):
 
 @tool("action", title="List actions", read_only=True, example={})
 def list_available_actions() -> list[ActionInfo]:
-    """The actions this server can perform on the workspace now, as `[{id, text}]`, with VS Code's command
-    ids: `editor.action.formatDocument` / `editor.action.organizeImports` / `editor.action.fixAll` for the
-    active Python file (ruff), `workbench.action.tasks.runTask:<label>` per task of `.vscode/tasks.json`
-    (and `workbench.action.tasks.build` / `.test` for the default build and test tasks),
-    `workbench.action.debug.run` for the first launch configuration, `testing.runAll` for the detected test
-    runners (pytest, npm test, go test, cargo test), `git.fetch` when the repository has a remote, and editor
-    and breakpoint commands. Only actions that change something are listed; the list depends on the active
-    file (open one with `open_file_in_editor`). Run one with `execute_action_by_id`."""
+    """Actions runnable now, as `[{id, text}]` with VS Code command ids (format, tasks, tests, run, git
+    fetch...); they depend on the active file. Run one with `execute_action_by_id`."""
     ws = current().workspace
     return [ActionInfo(id=a.id, text=a.text) for a in actions.available(ws)]
 
@@ -52,14 +43,10 @@ def list_available_actions() -> list[ActionInfo]:
     errors=("action not found", "the action failed", "declined in an untrusted workspace"),
 )
 async def execute_action_by_id(
-    actionId: Annotated[str, Field(description="The id of an action from list_available_actions.")],
+    actionId: str,
 ) -> str:
-    """Start an action from `list_available_actions`; "ok" when it started (or is done). An unknown id is an
-    error. Tasks, tests and run configurations run as jobs and "ok" comes at once: read their output and exit
-    code with `get_job_output`/`list_jobs`. Other actions (formatting, git fetch) get up to a second: if they
-    fail by then the call fails with their error; if still running they continue as a job (see
-    `get_progress_indicators` for its `jobId`) whose state ends "failed" with the error as its output.
-    Actions that run the workspace's own programs ask the person first in an untrusted workspace."""
+    """Start an action from `list_available_actions`; tasks, tests and runs continue as jobs
+    (`get_job_output`)."""
     ws = current().workspace
     action = await anyio.to_thread.run_sync(actions.find, ws, actionId)
     if action is None:
@@ -79,8 +66,6 @@ async def execute_action_by_id(
 
 @tool("action", title="Progress", inline=True, read_only=True, example={})
 def get_progress_indicators() -> list[ProgressItem]:
-    """The work this server is doing for the workspace right now: running jobs, run configurations and tasks,
-    actions still running, language servers loading the project. Each is `{id, title, kind, fraction, indeterminate,
-    cancellable}` (`fraction` 0..1, or null with `indeterminate: true`), plus `message`, `elapsedMs` and the
-    `jobId` to read or cancel it with the job tools. Empty when nothing runs."""
+    """Work in progress: jobs, tasks, actions, language servers loading; each with a `jobId` to read or cancel
+    it."""
     return progress.collect(current().workspace)

@@ -3,6 +3,7 @@ problems and formatting. The work is done in :mod:`..engines.code`."""
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field
@@ -14,16 +15,13 @@ from ..registry import tool
 
 PathInProject = Annotated[
     str,
-    Field(
-        description="Path of the source file, relative to the workspace root (an absolute path inside it also works)."
-    ),
+    Field(description="Relative to the workspace root."),
 ]
-Line = Annotated[int, Field(description="Line of the symbol, 0-based (the first line is 0).", ge=0)]
+Line = Annotated[int, Field(description="0-based.", ge=0)]
 Character = Annotated[
     int,
     Field(
-        description="Character on that line, 0-based (UTF-16 units, as VS Code counts). A position a little off "
-        "the name (on the space before it, on the `(` after it) snaps to the nearest identifier on that line.",
+        description="0-based, UTF-16 units; snaps to the nearest identifier.",
         ge=0,
     ),
 ]
@@ -129,6 +127,26 @@ class ProblemsResult(TypedDict):
     reason: NotRequired[str]
 
 
+class FileProblems(TypedDict):
+    path: str
+    problems: list[Problem]
+
+
+class ProjectProblemsResult(TypedDict):
+    files: list[FileProblems]
+    counts: dict[str, int]
+    bySource: dict[str, int]
+    total: int
+    ran: NotRequired[list[str]]
+    skipped: NotRequired[dict[str, str]]
+    cached: NotRequired[list[str]]
+    truncated: NotRequired[bool]
+    nextOffset: NotRequired[int]
+    partial: NotRequired[bool]
+    reason: NotRequired[str]
+    jobId: NotRequired[str]
+
+
 class FormatResult(TypedDict):
     path: str
     changed: bool
@@ -146,23 +164,12 @@ class FormatResult(TypedDict):
 def get_symbols_in_file(
     pathInProject: PathInProject,
     ranges: Annotated[
-        bool,
-        Field(
-            description="true: each symbol with its full LSP ranges, as `{name, kind, range{startLine,"
-            "startCharacter,endLine,endCharacter}, selectionRange, text, detail, children?}`."
-        ),
+        bool, Field(description="Give each symbol's full LSP `range`, `selectionRange` and `text`.")
     ] = False,
 ) -> SymbolsResult:
-    """Get all symbols defined in a file (classes, functions, methods, variables, fields...), nested as the
-    code nests. Each symbol is `{name, kind, line, character, endLine?, startLine?, detail?, children?}`,
-    0-based: `line`/`character` is where its name is (pass them as is to find_references or
-    refactor_code_at_location), `endLine` its last line (left out when it is `line`), `startLine` only when
-    it starts above its name (decorators). `kind` is a VS Code SymbolKind name (Class, Method, Function,
-    Variable, Constant, Interface, Enum, Struct, Field, Property...), `detail` the signature (parameters and
-    return type, base classes). Local variables inside functions are left out. Works for
-    every language tree-sitter knows (Python, TS/JS, Go, Rust, C/C++, Java, C#, Ruby, PHP, Kotlin, Swift,
-    Markdown headings, JSON/YAML/TOML keys...) without a language server; when the file's language server is
-    already running, its kinds and details refine the answer (`enrichedBy` names it)."""
+    """Outline of a file: its classes, functions, methods, fields... nested, with kinds and signatures.
+    tree-sitter (most languages), refined by a running language server. Each symbol is `{name, kind, line,
+    character, endLine?, startLine?, detail?, children?}`, 0-based at its name (as find_references takes it)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -178,15 +185,9 @@ def get_symbols_in_file(
     errors=("not found", "no identifier on the line", "language server unavailable"),
 )
 def find_references(pathInProject: PathInProject, line: Line, character: Character) -> ReferencesResult:
-    """Find every reference to the symbol at a position, across the whole workspace, using the language's
-    server (basedpyright for Python, tsserver for TypeScript/JavaScript, configured servers for others).
-    Returns `{symbol, references: [{path, locations: [{line, character, isDeclaration?, endLine?,
-    endCharacter?}]}]}`, one entry per file, 0-based positions; the end is given only where it is not the
-    symbol's name on that line. The declaration comes first, marked `isDeclaration: true`. The first call starts the
-    server and waits until it has loaded the project. If the answer may miss files (the server was still
-    loading, no tsconfig.json, or no server for the language so text matches were used) it says
-    `partial: true` with the `reason` — never an incomplete list presented as complete. References in files
-    outside the workspace (libraries) are only counted, as `outsideWorkspace`."""
+    """Every reference to the symbol at a 0-based position, workspace-wide, from the language server
+    (basedpyright, tsserver...), grouped by file: `{path, locations: [{line, character, isDeclaration?}]}`;
+    `partial` with a `reason` when it may miss some (e.g. over 5,000 JS/TS files without a tsconfig)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -215,31 +216,23 @@ def find_references(pathInProject: PathInProject, line: Line, character: Charact
 )
 def refactor_code_at_location(
     pathInProject: PathInProject,
-    line: Annotated[int, Field(description="Line where the refactoring applies, 0-based.", ge=0)],
-    character: Annotated[int, Field(description="Character on that line, 0-based (UTF-16 units).", ge=0)],
-    refactorType: Annotated[str, Field(description="One of: rename, extract_function, extract_variable.")],
+    line: Annotated[int, Field(description="0-based.", ge=0)],
+    character: Annotated[int, Field(description="0-based, UTF-16 units.", ge=0)],
+    refactorType: Annotated[str, Field(description="rename, extract_function or extract_variable.")],
     options: Annotated[
         dict[str, Any] | None,
         Field(
-            description="newName (required for rename; the name of the new function/variable for extracts); "
-            "endLine, endCharacter (0-based, exclusive: the end of the code to extract, starting at line/character); "
-            "preview (same as the top-level preview)."
+            description="newName (required for rename); endLine, endCharacter: 0-based end of the code to extract."
         ),
     ] = None,
     preview: Annotated[
         bool,
-        Field(description="true: return the unified diff of every file it would change and write nothing."),
+        Field(description="Return the diff; write nothing."),
     ] = False,
 ) -> RefactorResult:
-    """Refactor code at a position: `rename` the symbol there everywhere in the workspace (through the language
-    server, so only real references change, not look-alike text; rope is the Python fallback), or
-    `extract_function` / `extract_variable` on the code from (line, character) to (options.endLine,
-    options.endCharacter) — rope for Python, tsserver's refactorings for TypeScript/JavaScript. Without an end,
-    extract_function takes the statement(s) on `line` and extract_variable the whole expression around the
-    position. `options.newName` names the new function/variable. With `preview: true` nothing is written and
-    the result has `diff` (a unified diff of every file); otherwise every changed file is written atomically
-    (journaled, so it can be undone) and the result is `{success, message, changedFiles}`. A rename is refused
-    while the server has only a partial view of the project."""
+    """At a 0-based position: `rename` a symbol everywhere (language server; rope for Python) or
+    `extract_function`/`extract_variable` (up to `options.endLine`/`endCharacter`). `preview` gives the
+    diff; writes are journaled."""
     ws = current().workspace
     opts = dict(options or {})
     preview = bool(preview or opts.pop("preview", False))
@@ -257,10 +250,7 @@ def refactor_code_at_location(
     errors=("not found", "no identifier on the line", "no language server for the file type"),
 )
 def go_to_definition(pathInProject: PathInProject, line: Line, character: Character) -> DefinitionResult:
-    """Find where the symbol at a position is defined, through the language server. Returns
-    `{symbol, definitions: [{path, line, character, endLine, endCharacter, lineText}]}` (0-based positions;
-    `lineText` is the definition's line). Definitions in libraries outside the workspace give only the file
-    name and `outsideWorkspace: true`."""
+    """Where the symbol at a 0-based position is defined, from the language server."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -275,16 +265,77 @@ def go_to_definition(pathInProject: PathInProject, line: Line, character: Charac
     errors=("not found", "language server unavailable"),
 )
 def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
-    """The problems (errors and warnings) of one file, for checking right after an edit: ruff and basedpyright
-    for Python, tsserver for TypeScript/JavaScript, the configured server for other languages, and syntax errors
-    from tree-sitter for files no server handles. Returns `{path, problems: [{source, severity, code, message,
-    line, character, endLine, endCharacter}], errors, warnings, sources}`; positions are 0-based (add 1 for the
-    1-based line numbers of the file tools). `partial: true` with a `reason` when a server did not answer in
-    time."""
+    """Errors and warnings of one file, 0-based: ruff and basedpyright for Python, tsserver for TS/JS, other
+    language servers, else tree-sitter syntax errors."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
     return code.problems(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
+
+
+@tool(
+    "code",
+    title="Problems in project",
+    read_only=True,
+    example={"paths": ["src/**"], "minSeverity": "warning"},
+    errors=("invalid glob", "invalid sources"),
+)
+async def get_project_problems(
+    paths: Annotated[
+        list[str] | None, Field(description="Globs of files to list, e.g. ['src/**', '*.py']. Default: all.")
+    ] = None,
+    minSeverity: Annotated[
+        Literal["error", "warning", "information", "hint"], Field(description="Leave out milder problems.")
+    ] = "hint",
+    sources: Annotated[
+        list[Literal["basedpyright", "tsc", "ruff", "eslint"]] | None,
+        Field(description="Run only these sources. Default: all that apply."),
+    ] = None,
+    maxResults: Annotated[int, Field(ge=1, le=1000, description="Files per page (1-1000).")] = 100,
+    offset: Annotated[int, Field(ge=0, description="Skip this many files: the previous nextOffset.")] = 0,
+) -> ProjectProblemsResult:
+    """Every problem of the whole project: `basedpyright --outputjson` and `ruff check` for Python,
+    `tsc --noEmit -p` on the root's tsconfig/jsconfig for TS/JS, and the project's own eslint in a trusted
+    workspace. Returns `{files: [{path, problems}], counts, bySource, ran, skipped: {source: why}, total}`
+    (problems as in get_file_problems, 0-based). Unchanged files answer from the last run (`cached`). Paged by
+    file (`truncated`, `nextOffset`). A run over ~50 s goes on as a job (`jobId`, `partial`): call again later."""
+    import anyio
+
+    from ..engines import problems  # lazy: the checkers load on first use
+    from ..engines.lsp.adapters.base import env_float
+    from ..engines.search.globs import matcher
+
+    call = current()
+    matcher(tuple(paths or ()))  # a bad glob fails now, not after the run
+    run = await anyio.to_thread.run_sync(problems.start, call.workspace, sources)
+    deadline = time.monotonic() + env_float("MCP_IDE_PROBLEMS_WAIT", 50)
+    try:
+        while not run.done.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                job = problems.store(call.workspace).track(run)
+                if job:
+                    return ProjectProblemsResult(
+                        files=[], counts={}, bySource={}, total=0, partial=True, jobId=job,
+                        reason=f"still running as {job}: call again when get_job_output says it ended",
+                    )  # fmt: skip
+            await anyio.to_thread.run_sync(run.done.wait, max(0.05, min(1.0, left)))
+            done, total, now = run.progress()
+            await call.reporter.progress(
+                done, total, f"{done} of {total} sources done" + (f"; running {now}" if now else "")
+            )
+    except anyio.get_cancelled_exc_class():
+        if run.job is None:
+            run.stop.set()
+        raise
+    return problems.answer(  # type: ignore[return-value]
+        run,
+        sources=sources,
+        paths=paths or (),
+        min_severity=minSeverity,
+        offset=offset,
+        max_results=maxResults,
+    )
 
 
 @tool(
@@ -302,11 +353,10 @@ def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
 )
 def format_file(
     pathInProject: PathInProject,
-    preview: Annotated[bool, Field(description="true: return the diff and write nothing.")] = False,
+    preview: Annotated[bool, Field(description="Return the diff; write nothing.")] = False,
 ) -> FormatResult:
-    """Format a file with the project's formatter: ruff format for Python (honouring the project's ruff
-    settings), the TypeScript server for TS/JS, the configured language server for others. Writes the file
-    atomically (journaled) unless `preview`; returns `{path, changed, applied, diff?}`."""
+    """Format a file with the project's formatter (ruff for Python, tsserver for TS/JS, else the language
+    server); `preview` only returns the diff."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject) if preview else sandbox.resolve_for_write(ws, pathInProject)
     from ..engines import (

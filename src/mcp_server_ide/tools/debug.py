@@ -38,13 +38,11 @@ class BreakpointInfo(TypedDict):
     errors=("not found", "line past the end of the file", "outside the workspace"),
 )
 def toggle_debugger_breakpoint(
-    pathInProject: Annotated[str, Field(description="The file, relative to the workspace root.")],
-    line: Annotated[int, Field(description="The line, 1-based.")],
+    pathInProject: Annotated[str, Field(description="Relative to the workspace root.")],
+    line: Annotated[int, Field(description="1-based.")],
 ) -> str:
-    """Add a line breakpoint at `line` (1-based) of a file, or remove the one that is there. Returns
-    "Breakpoint added" or "Breakpoint removed". Lines past the end of the file are refused. Breakpoints
-    are kept across restarts and follow their line when this server's tools insert or delete lines
-    above them."""
+    """Add a line breakpoint (1-based) to a file, or remove the one there. Breakpoints are kept across
+    restarts."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
     added = editor.editor_for(ws).toggle_breakpoint(resolved.path, line - 1)
@@ -53,8 +51,7 @@ def toggle_debugger_breakpoint(
 
 @tool("debug", title="List breakpoints", read_only=True, example={})
 def get_debugger_breakpoints() -> list[BreakpointInfo]:
-    """Every line breakpoint in the workspace as `[{path, line}]`: the file's absolute path and the 1-based
-    line, sorted by path then line. Empty when there are none."""
+    """Every line breakpoint of the workspace, as `[{path, line}]` (1-based)."""
     ws = current().workspace
     return [BreakpointInfo(path=str(b.path), line=b.line + 1) for b in editor.editor_for(ws).breakpoints()]
 
@@ -67,9 +64,7 @@ def get_debugger_breakpoints() -> list[BreakpointInfo]:
     errors=("launch.json or tasks.json is not valid JSON with comments",),
 )
 def get_run_configurations() -> list[str]:
-    """The names of the run configurations of the workspace: the launch configurations and compounds of
-    `.vscode/launch.json`, then the tasks of `.vscode/tasks.json` (by label), as VS Code lists them. Run one
-    with `run_configuration`. Empty when the workspace has neither file."""
+    """Names of the launch configurations and tasks of .vscode/launch.json and tasks.json."""
     return runconfigs.names(current().workspace)
 
 
@@ -87,17 +82,10 @@ def get_run_configurations() -> list[str]:
     ),
 )
 async def run_configuration(
-    configName: Annotated[str, Field(description="The name of a launch configuration, compound or task.")],
+    configName: str,
 ) -> str:
-    """Start a run configuration (a launch configuration, compound or task named by
-    `get_run_configurations`) in the background and answer at once: "Run configuration started" with the
-    job's id. Read its output, state and exit code with the job tools (get_job_output / list_jobs) and stop it
-    with cancel_job. Tasks run their `dependsOn` first (in parallel, or in sequence with
-    `"dependsOrder": "sequence"`, stopping at the first failure); launch configurations run their
-    `preLaunchTask` first. Runs without a debugger: `debugpy`/`python` (`program` or `module`), `node`
-    (`program`) and `node-terminal` (`command`) launch configurations, and `shell`, `process` and `npm`
-    tasks; other types fail naming the type. Variables such as `${workspaceFolder}`, `${file}` (the editor's
-    active file) and `${env:NAME}` are resolved. In an untrusted workspace the person is asked first."""
+    """Start a launch configuration or task (from `get_run_configurations`) as a background job, without a
+    debugger; read it with `get_job_output`. An untrusted workspace asks first."""
     call = current()
     ws = call.workspace
     runs = ws.service(runconfigs.Runs)

@@ -33,18 +33,10 @@ class CommitDraft(TypedDict):
     errors=("nothing staged", "the client offers no sampling", "not a git repository"),
 )
 async def draft_commit_message(
-    style: Annotated[
-        str, Field(description="A convention to follow, e.g. 'conventional commits' (optional).")
-    ] = "",
-    maxTokens: Annotated[
-        int, Field(description="Most tokens the client's model may write.", ge=50, le=4000)
-    ] = 400,
+    style: Annotated[str, Field(description="E.g. 'conventional commits'.")] = "",
+    maxTokens: Annotated[int, Field(ge=50, le=4000)] = 400,
 ) -> CommitDraft:
-    """Draft a commit message for the staged changes with the client's own language model (MCP
-    sampling: the client may ask the person first and picks the model). Nothing is committed:
-    the draft comes back as `message`, with the `model` that wrote it. Fails clearly when nothing
-    is staged or when the client offers no sampling (then write the message yourself from
-    `git diff --cached`)."""
+    """Draft a message for the staged changes with the client's own model (MCP sampling). Commits nothing."""
     import anyio
 
     ws = current().workspace

@@ -25,16 +25,11 @@ from ..workspace import Workspace
 
 PathInProject = Annotated[
     str,
-    Field(
-        description="Path of the file, relative to the workspace root (an absolute path inside the root also works)."
-    ),
+    Field(description="Relative to the workspace root."),
 ]
 ExpectedHash = Annotated[
     str | None,
-    Field(
-        description="Optional SHA-256 of the file's current bytes (the `hash` a read returned). "
-        "When given and the file has changed since, nothing is written."
-    ),
+    Field(description="The `hash` a read returned: refused if the file changed since."),
 ]
 
 
@@ -65,25 +60,22 @@ def _ws() -> Workspace:
     errors=("the active file was deleted on disk",),
 )
 def get_open_in_editor_file_text() -> str:
-    """The whole text of the file open in the editor (the active file), read from disk now, so changes
-    made by other programs are seen. Line endings come back as `\\n`. Returns an empty string when no
-    file is open; open one with `open_file_in_editor`."""
+    """Text of the editor's active file (the headless editor model's, or VS Code's through the companion
+    extension), read from disk now; "" when no file is open."""
     doc = editor.editor_for(_ws()).active()
     return doc.text if doc is not None else ""
 
 
 @tool("editor", title="Active file path", read_only=True, structured=False, example={})
 def get_open_in_editor_file_path() -> str:
-    """The absolute path of the file open in the editor (the active file), or an empty string when no
-    file is open."""
+    """Absolute path of the editor's active file; "" when no file is open."""
     state = editor.editor_for(_ws()).state()
     return str(state.active) if state.active is not None else ""
 
 
 @tool("editor", title="Selected text", read_only=True, structured=False, example={})
 def get_selected_in_editor_text() -> str:
-    """The text selected in the active file, or an empty string when nothing is selected (only a cursor)
-    or no file is open. `get_editor_state` gives the selection's position."""
+    """Text selected in the editor's active file; "" when nothing is selected or no file is open."""
     doc = editor.editor_for(_ws()).active()
     if doc is None or doc.selection.is_empty:
         return ""
@@ -92,9 +84,8 @@ def get_selected_in_editor_text() -> str:
 
 @tool("editor", title="Editor state", read_only=True, example={})
 def get_editor_state() -> EditorInfo:
-    """The editor as a person would see it: `activeFile` (absolute path, "" when none), `openFiles` (in the
-    order they were opened) and the active file's `selection` (`startLine`/`endLine` 1-based,
-    `startCharacter`/`endCharacter` 0-based, and the selected `text`; start = end is a cursor), or null."""
+    """The editor's active file, open files and selection (lines 1-based, characters 0-based; start = end is a
+    cursor)."""
     backend = editor.editor_for(_ws())
     state = backend.state()
     doc = backend.active() if state.active is not None else None
@@ -129,13 +120,11 @@ def get_editor_state() -> EditorInfo:
     ),
 )
 def replace_selected_text(
-    text: Annotated[str, Field(description="The new text to put in place of the selection.")],
+    text: str,
     expectedHash: ExpectedHash = None,
 ) -> str:
-    """Replace the text selected in the active file with `text`; when nothing is selected, insert `text` at
-    the cursor. The cursor then sits just after the new text. The file is written at once (atomically,
-    keeping its encoding and line endings). Select first with `open_file_in_editor` (`startLine`/`endLine`
-    or `selectText`). Returns "ok"; fails clearly when no file is open."""
+    """Replace the active file's selection with `text` (insert at the cursor when nothing is selected) and
+    write the file. Select with `open_file_in_editor`."""
     editor.editor_for(_ws()).replace_selection(text, expected_hash=expectedHash)
     return "ok"
 
@@ -150,12 +139,10 @@ def replace_selected_text(
     errors=("no active editor", "protected path", "stale expectedHash"),
 )
 def replace_current_file_text(
-    text: Annotated[str, Field(description="The new content of the whole file.")],
+    text: str,
     expectedHash: ExpectedHash = None,
 ) -> str:
-    """Replace the entire content of the active file with `text`, keeping its encoding and line endings
-    (a CRLF file stays CRLF). Breakpoints and the selection follow the lines that stay. Returns "ok";
-    fails clearly when no file is open."""
+    """Replace the whole text of the editor's active file, keeping its encoding and line endings."""
     editor.editor_for(_ws()).replace_text(text, expected_hash=expectedHash)
     return "ok"
 
@@ -177,30 +164,23 @@ def replace_current_file_text(
 )
 def open_file_in_editor(
     pathInProject: PathInProject,
-    startLine: Annotated[
-        int | None, Field(description="Put the cursor (or the start of the selection) on this line, 1-based.")
-    ] = None,
-    startCharacter: Annotated[int, Field(description="Character of the start in startLine, 0-based.")] = 0,
+    startLine: Annotated[int | None, Field(description="1-based.")] = None,
+    startCharacter: Annotated[int, Field(description="0-based.")] = 0,
     endLine: Annotated[
         int | None,
-        Field(description="Select up to this line, 1-based, inclusive. Omit for a cursor at startLine."),
+        Field(description="1-based, inclusive; omit for a cursor."),
     ] = None,
     endCharacter: Annotated[
         int | None,
-        Field(
-            description="Character of the end in endLine, 0-based (exclusive). Omitted with endLine: the end "
-            "of endLine, so startLine..endLine selects whole lines. Given without endLine: on startLine."
-        ),
+        Field(description="0-based, exclusive (default: the end of endLine)."),
     ] = None,
     selectText: Annotated[
         str | None,
-        Field(description="Select this exact text instead of giving positions; it must occur exactly once."),
+        Field(description="Select this text (it must occur once)."),
     ] = None,
 ) -> str:
-    """Open a file in the editor and make it the active file, optionally setting the selection or cursor
-    for `replace_selected_text`. Lines are 1-based, characters 0-based; or give `selectText` to select the
-    only occurrence of some text. Without a position the file keeps the selection it had (the start of the
-    file the first time). Returns "file is opened"."""
+    """Make a file the editor's active file, optionally selecting lines (1-based) and characters (0-based), or
+    the one occurrence of `selectText`, for `replace_selected_text`."""
     ws = _ws()
     resolved = sandbox.resolve(ws, pathInProject)
     selection = None
@@ -232,11 +212,10 @@ def open_file_in_editor(
 def close_file_in_editor(
     pathInProject: Annotated[
         str | None,
-        Field(description="The file to close, relative to the root; omit to close the active file."),
+        Field(description="Default: the active file."),
     ] = None,
 ) -> str:
-    """Close a file in the editor (the active file when `pathInProject` is omitted); the file opened before
-    it becomes active. Nothing is written. Returns "file is closed" or "file was not open"."""
+    """Close a file in the editor (default: the active one); nothing is written."""
     ws = _ws()
     path = sandbox.resolve(ws, pathInProject).path if pathInProject else None
     return "file is closed" if editor.editor_for(ws).close(path) else "file was not open"

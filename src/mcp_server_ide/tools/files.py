@@ -17,14 +17,11 @@ from .lean import without
 
 PathInProject = Annotated[
     str,
-    Field(description="Path relative to the workspace root (an absolute path inside the root also works)."),
+    Field(description="Relative to the workspace root."),
 ]
 ExpectedHash = Annotated[
     str | None,
-    Field(
-        description="Optional SHA-256 of the file's current bytes (the `hash` a read returned). "
-        "When given and the file has changed since, nothing is written."
-    ),
+    Field(description="The `hash` a read returned: refused if the file changed since."),
 ]
 
 
@@ -129,11 +126,8 @@ def small_file(argument: str) -> Callable[[dict[str, Any]], bool]:
     errors=("not found", "outside the workspace", "binary file", "over the 16 MB whole-file limit"),
 )
 def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
-    """Read a whole text file. Returns `{content, relativePath}` plus its `hash` (pass it as
-    `expectedHash` to later edits) and `totalLines`, with `encoding` when not utf-8 and `lineEnding` when not
-    LF (the REST door also gives the absolute `path`, and both always). Line endings come back as
-    `\\n`; writes put the file's own endings back. For very large files use `project_fs_read` with
-    `startLine`/`endLine`."""
+    """Read a whole text file. Its `hash` is the `expectedHash` of later edits; for a slice of a large
+    file use `project_fs_read`."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
     tf = textio.read_text(resolved)
@@ -166,10 +160,8 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
 def rewrite_file_content(
     pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None
 ) -> WriteResult:
-    """Replace the whole content of a file (creating it, and its folders, if it does not exist).
-    The file keeps its encoding, BOM, line endings (a CRLF file stays CRLF) and mode. For a change to part
-    of a file prefer `replace_specific_text`. Returns `{relativePath, size}` plus the new
-    `hash`, and `created: true` when it did not exist."""
+    """Replace a file's whole content (creating it if missing), keeping its encoding and line endings. For
+    part of a file use `replace_specific_text`."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
@@ -201,9 +193,7 @@ def rewrite_file_content(
     errors=("already exists", "protected path", "outside the workspace"),
 )
 def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteResult:
-    """Create a new file with the given text (UTF-8), creating missing folders. Refuses, changing nothing,
-    when the file already exists: use `rewrite_file_content` to replace a file. Returns
-    `{relativePath}` plus `size` and `hash`."""
+    """Create a file with this text (and missing folders); refused when it already exists."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
@@ -232,10 +222,7 @@ def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteR
     errors=("not found", "not a folder", "outside the workspace"),
 )
 def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry]:
-    """List the files and folders directly inside a folder (`/` or `.` for the workspace root), folders
-    first, then by name. Each entry is `{name, type, path}` (`type` is file, directory, symlink or other;
-    `path` is relative to the root) plus `size` for files. Symlinks that lead outside the workspace are
-    shown as `symlink` and never followed."""
+    """List a folder's entries, not recursive (`/` is the workspace root). Symlinks are never followed."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
     if not resolved.path.is_dir():
@@ -302,23 +289,20 @@ def _entry_kind(
 )
 def replace_file_content_at_position(
     pathInProject: PathInProject,
-    startLine: Annotated[int, Field(description="First line to replace, 1-based.")],
+    startLine: Annotated[int, Field(description="1-based.")],
     endLine: Annotated[
         int,
-        Field(
-            description="Last line to replace, 1-based, inclusive. startLine - 1 inserts before startLine."
-        ),
+        Field(description="1-based, inclusive."),
     ],
-    content: Annotated[str, Field(description="The new text for those lines.")],
+    content: str,
     offset: Annotated[
         int,
-        Field(description="Keep this many characters (0-based column) of startLine before the new content."),
+        Field(description="Keep this many characters of startLine."),
     ] = 0,
     expectedHash: ExpectedHash = None,
 ) -> str:
-    """Replace lines `startLine`..`endLine` (1-based, inclusive) with `content`, leaving every other line
-    as it is. With `offset`, the first `offset` characters of `startLine` are kept. `endLine = startLine - 1`
-    inserts without replacing. Returns "ok"."""
+    """Replace lines `startLine`..`endLine` (1-based, inclusive) with `content`; `endLine = startLine - 1`
+    inserts."""
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
 
@@ -342,8 +326,7 @@ def replace_file_content_at_position(
 def append_file_content(
     pathInProject: PathInProject, text: str, expectedHash: ExpectedHash = None
 ) -> WriteResult:
-    """Append text to the end of a file (creating the file if it does not exist), in the file's own
-    encoding and line endings. Returns `{relativePath}` plus `size` and `hash`."""
+    """Append text to a file (created if missing), in the file's own encoding and line endings."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)
@@ -374,18 +357,13 @@ def append_file_content(
 )
 def replace_specific_text(
     pathInProject: PathInProject,
-    searchText: Annotated[
-        str, Field(description="The exact text to find (whitespace and line breaks included).")
-    ],
-    replaceText: Annotated[str, Field(description="The text to put in its place.")],
-    replaceAll: Annotated[
-        bool, Field(description="Replace every occurrence. When false the text must occur exactly once.")
-    ] = False,
+    searchText: Annotated[str, Field(description="Exact text, whitespace included.")],
+    replaceText: str,
+    replaceAll: bool = False,
     expectedHash: ExpectedHash = None,
 ) -> ReplaceResult:
-    """Replace exact text in a file. Without `replaceAll` the text must occur exactly once: 0 or several
-    matches change nothing and the error says how many matched (add surrounding lines to make it unique).
-    Returns `{relativePath, replacements}` plus the new `hash`."""
+    """Replace exact text in a file. Unless `replaceAll` it must occur once; otherwise nothing changes and the
+    error gives the match count."""
     start = time.perf_counter()
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, pathInProject)

@@ -28,7 +28,7 @@ ChangeType = Literal["MODIFICATION", "ADDITION", "DELETION", "MOVED", "UNTRACKED
 
 PathInProject = Annotated[
     str,
-    Field(description="Path relative to the workspace root (an absolute path inside the root also works)."),
+    Field(description="Relative to the workspace root."),
 ]
 
 
@@ -182,11 +182,8 @@ def _lean_commit(details: Any) -> Any:
     errors=("Git not available (not a repository)",),
 )
 def get_project_vcs_status() -> list[VcsChange]:
-    """List the files that differ from the last commit: each `{pathInProject, type}` with `type` one of
-    MODIFICATION, ADDITION, DELETION, MOVED (with `oldPathInProject`), UNTRACKED or CONFLICT (unresolved merge),
-    plus `staged: true` / `unstaged: true` when the change is in the index, the working tree, or both. An
-    untracked folder is listed once, as `folder/`. Ignored files are not listed. An empty list means a clean
-    working tree. Never runs the repository's fsmonitor, hooks or filters."""
+    """Files changed against HEAD (git status), each with its change type and whether it is staged; empty when
+    clean."""
     return shaped([_vcs(e) for e in _repo().status()], _lean_status)
 
 
@@ -199,13 +196,11 @@ def get_project_vcs_status() -> list[VcsChange]:
     errors=("Git not available",),
 )
 def find_commit_by_message(
-    text: Annotated[str, Field(description="Text to look for in commit messages (case-insensitive).")],
-    maxResults: Annotated[int, Field(ge=1, le=1000, description="At most this many hashes.")] = 100,
+    text: str,
+    maxResults: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> list[str]:
-    """Search commit messages on every branch (local and remote) and tag for `text`, case-insensitively,
-    and return the full hashes of the matching commits, newest first. When no message contains the exact
-    phrase, commits whose message contains all of its words are returned instead. Use
-    `get_commit_details` on a hash to see the commit."""
+    """Hashes of the commits (every branch and tag) whose message contains a text, case-insensitive, newest
+    first."""
     if not text.strip():
         raise ToolFailure("invalid text: give the words to look for in commit messages")
     if "\x00" in text:
@@ -223,15 +218,9 @@ def find_commit_by_message(
 )
 def get_file_history(
     pathInProject: PathInProject,
-    maxEntries: Annotated[
-        int, Field(ge=1, le=1000, description="At most this many commits (newest first).")
-    ] = 30,
+    maxEntries: Annotated[int, Field(ge=1, le=1000)] = 30,
 ) -> list[HistoryEntry]:
-    """The commits that changed a file, newest first, following renames: each `{hash, message, author,
-    date}` (ISO 8601 author date) plus, for a file, `path` in the commits where it had another name (before
-    a rename; read an old version with that path). A folder lists the commits
-    that touched anything inside it; `/` the whole project's history (every commit of HEAD, as `git log`
-    lists it). An empty list means the file has no commits yet."""
+    """Commits that changed a file or folder (`/`: the whole history), newest first, following renames."""
     repo = _repo()
     path = repo.path(pathInProject)
     commits = repo.file_history(path, maxEntries)
@@ -265,23 +254,13 @@ def get_file_diff(
     pathInProject: PathInProject,
     commit1: Annotated[
         str | None,
-        Field(
-            description="First commit: a hash, branch, tag, HEAD or HEAD~N. Omit to compare the working tree."
-        ),
+        Field(description="A hash, branch, tag or HEAD~N."),
     ] = None,
-    commit2: Annotated[str | None, Field(description="Second commit (same forms as commit1).")] = None,
-    staged: Annotated[
-        bool, Field(description="Compare the index (staged changes) instead of the working tree.")
-    ] = False,
+    commit2: str | None = None,
+    staged: Annotated[bool, Field(description="The index, not the working tree.")] = False,
 ) -> str:
-    """The unified diff of one file (or folder) as text. What is compared:
-    - `commit1` and `commit2`: the file between the two commits;
-    - only `commit1`: that commit against the working tree (against the index with `staged`);
-    - only `commit2`: the change that commit made (against its first parent);
-    - neither: the unstaged changes (working tree against the index; an untracked file shows as all added),
-      or with `staged` the staged changes (index against HEAD).
-    An empty string means no differences. Diffs over 1 MB keep the head and the tail with a
-    `…[N bytes truncated]…` marker. External diff tools and textconv filters never run."""
+    """Unified diff of a file or folder: `commit1` to `commit2`; `commit1` alone to the working tree;
+    `commit2` alone: its own change; neither: unstaged (or `staged`) changes. "" when none."""
     repo = _repo()
     path = repo.path(pathInProject)
     return repo.diff(path, commit1 or None, commit2 or None, staged).text
@@ -295,11 +274,8 @@ def get_file_diff(
     errors=("Git not available",),
 )
 def get_branch_info() -> BranchInfo:
-    """The current branch and every branch: `{current, branches}` (local branch names), plus
-    `remoteBranches` (such as `origin/main`), the current branch's `upstream` with how many commits it is
-    `ahead` of and `behind` it (null without an upstream), `detached` and `headCommit` (when HEAD is detached,
-    `current` is null), `unborn` (a repository without commits) and `operation` (a merge, rebase,
-    cherry-pick, revert or bisect in progress)."""
+    """The current branch, local and remote branches, the upstream with ahead/behind counts, and any merge or
+    rebase in progress."""
     info = _repo().branch_info()
     result = BranchInfo(
         current=info.current,
@@ -327,14 +303,9 @@ def get_branch_info() -> BranchInfo:
     errors=("Git not available", "unknown or ambiguous commit"),
 )
 def get_commit_details(
-    commitHash: Annotated[
-        str, Field(description="A commit hash (7+ characters), branch, tag, HEAD or HEAD~N.")
-    ],
+    commitHash: Annotated[str, Field(description="A hash, branch, tag or HEAD~N.")],
 ) -> CommitDetails:
-    """One commit: `{hash, message, author, authorEmail, date, parents, fileChanges}`, `fileChanges` being each
-    path it changed with its change type (ADDITION/MODIFICATION/DELETION/MOVED, renames with `oldPath`), plus
-    `committer`/`committerDate` when they are not the author's. For a merge, files are those changed against
-    its first parent. (The REST door adds the seed's `files`, the paths alone.)"""
+    """One commit: message, author, date, parents and the files it changed."""
     c = _repo().commit_details(commitHash)
     return shaped(_commit_details(c), _lean_commit)
 
@@ -368,22 +339,14 @@ def _commit_details(c: Any) -> CommitDetails:
     ),
 )
 async def commit_changes(
-    message: Annotated[str, Field(description="The commit message (first line: a short summary).")],
+    message: str,
     files: Annotated[
         list[str] | None,
-        Field(
-            description="Files (or folders) to commit: each is staged as it is now (new, changed or deleted) and exactly "
-            "these are committed; other staged changes stay staged. Omit to commit everything already staged."
-        ),
+        Field(description="Stage and commit exactly these; omit to commit what is staged."),
     ] = None,
 ) -> CommitResult:
-    """Create a commit on the current branch. With `files`, stages exactly those paths (new, modified or
-    deleted) and commits only them; without `files`, commits what is already staged, and fails saying so when
-    nothing is staged. In a trusted local workspace the repository's hooks (pre-commit, commit-msg...) run as
-    `git commit` would, and a hook can refuse the commit; in an untrusted workspace no hook, filter or signing
-    program runs and the person is asked first. Returns `{success, commitHash, branch, fileChanges}`
-    (the committed paths with their change types), and `hooksEnabled: false` when the repository's hooks did
-    not run. (The REST door adds the seed's `files` and always says `hooksEnabled`.)"""
+    """Commit what is staged, or exactly `files` (staged for you). Hooks run in a trusted workspace; an
+    untrusted one asks the person first and runs none."""
     repo = _repo()
     paths = [repo.path(f, for_commit=True) for f in files] if files else None
     if _untrusted():
@@ -420,20 +383,14 @@ async def commit_changes(
     ),
 )
 async def pull_changes(
-    remote: Annotated[str, Field(description="A configured remote's name.")] = "origin",
+    remote: Annotated[str, Field(description="A configured remote (no URLs).")] = "origin",
     branch: Annotated[
         str | None,
-        Field(
-            description="The remote branch to pull. Default: the current branch's upstream, else the same name."
-        ),
+        Field(description="Default: the upstream."),
     ] = None,
 ) -> PullResult:
-    """Fetch `branch` from a configured `remote` and fast-forward the current branch to it. Never merges,
-    rebases, opens an editor or prompts for credentials: when the histories have diverged, or local changes
-    would be overwritten, it fails with a report of what is in the way and changes nothing in the working
-    tree. Only remotes configured in the repository can be used (no URLs). Returns `{success, message}`
-    ("Already up to date." or "Fast-forward a..b") plus `updated`, the commits before and after, and the
-    `changedFiles`. In an untrusted workspace the person is asked first and no hook runs."""
+    """Fetch from a configured remote and fast-forward the current branch; when histories diverged or local
+    changes are in the way, it refuses and changes nothing."""
     repo = _repo()
     engine.check_remote(remote)
     if branch is not None:
@@ -466,14 +423,10 @@ async def pull_changes(
     errors=("no such branch", "local changes would be overwritten", "merge or rebase in progress"),
 )
 async def switch_branch(
-    branch: Annotated[
-        str, Field(description="The branch to switch to (a local branch, or a remote one's name).")
-    ],
+    branch: str,
 ) -> SwitchResult:
-    """Check out another branch. Local changes that do not collide come along (`carriedChanges`); when
-    they would be overwritten, it refuses, naming the files, and changes nothing. A branch that exists only
-    on one remote (`origin/x`) is created locally, tracking it (`createdFrom`). Returns `{success, branch}`
-    plus `previousBranch`."""
+    """Check out a branch (one only on a remote is created, tracking it); refused, changing nothing, when
+    local changes would be overwritten."""
     repo = _repo()
     plan = await anyio.to_thread.run_sync(repo.switch_plan, branch)
     if _untrusted() and plan.local_changes and plan.current != plan.branch:
@@ -498,15 +451,11 @@ async def switch_branch(
     errors=("invalid branch name", "already exists", "no commits yet"),
 )
 def create_branch(
-    branch: Annotated[str, Field(description="The new branch's name, such as 'feature/login'.")],
-    checkout: Annotated[bool, Field(description="Switch to the new branch after creating it.")] = False,
-    startPoint: Annotated[
-        str | None,
-        Field(description="Commit, branch or tag the branch starts at. Default: the current commit."),
-    ] = None,
+    branch: str,
+    checkout: bool = False,
+    startPoint: str | None = None,
 ) -> CreateBranchResult:
-    """Create a branch at the current commit (or `startPoint`), and switch to it with `checkout`. Local
-    changes come along when switching. Returns `{success, branch, checkedOut}` plus the `commit` it points at."""
+    """Create a branch at HEAD (or `startPoint`); `checkout` switches to it."""
     repo = _repo()
     name, commit = repo.create_branch(branch, checkout, startPoint or None)
     return CreateBranchResult(success=True, branch=name, checkedOut=checkout, commit=commit)

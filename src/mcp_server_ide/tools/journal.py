@@ -20,31 +20,22 @@ from ..registry import ToolFailure, tool
 CheckpointName = Annotated[
     str,
     Field(
-        description="A short name for the checkpoint, e.g. 'before-refactor' (1-100 characters; a new "
-        "checkpoint with an existing name replaces it).",
+        description="E.g. 'before-refactor'; an existing one is replaced.",
         min_length=1,
         max_length=100,
     ),
 ]
 CheckpointRef = Annotated[
     str | None,
-    Field(
-        description="The checkpoint's name. Omit it for the newest checkpoint, or for 'start' (the state before "
-        "the journal's first change) when there is none."
-    ),
+    Field(description="Default: the newest, else 'start'."),
 ]
 Paths = Annotated[
     list[str] | None,
-    Field(
-        description="Only these files (paths relative to the workspace root). Omit for every journaled file."
-    ),
+    Field(description="Only these files (default: all)."),
 ]
 Force = Annotated[
     bool,
-    Field(
-        description="Overwrite files that changed outside the server since the journal last saw them. "
-        "Without it such a file makes the whole call change nothing."
-    ),
+    Field(description="Overwrite files changed outside the server."),
 ]
 
 
@@ -173,20 +164,16 @@ def _change_info(j: Journal, e: engine.Entry, undone_by: dict[int, int], with_di
     errors=("path outside the workspace",),
 )
 def list_recent_changes(
-    limit: Annotated[int, Field(description="How many changes to return (newest first).", ge=1, le=200)] = 20,
+    limit: Annotated[int, Field(ge=1, le=200)] = 20,
     beforeId: Annotated[
         int | None,
-        Field(description="Return changes older than this id (pass the previous page's nextBeforeId)."),
+        Field(description="The previous page's nextBeforeId."),
     ] = None,
-    path: Annotated[
-        str | None, Field(description="Only changes to this file (relative to the workspace root).")
-    ] = None,
-    includeDiff: Annotated[bool, Field(description="Include a unified diff of each change.")] = True,
+    path: Annotated[str | None, Field(description="Only changes to this file.")] = None,
+    includeDiff: bool = True,
 ) -> ChangesPage:
-    """List the changes this server made to files, newest first: every write by any tool through any
-    door, with its id, time, tool and arguments, the file, whether it created, modified or deleted it,
-    and (by default) a unified diff. Pages with `beforeId` = the previous page's `nextBeforeId`.
-    Undo a change with `undo_changes`; changes undone since are marked `undone` with `undoneBy`."""
+    """The file changes this server made (any tool, any door), newest first, with diffs. Undo with
+    `undo_changes`."""
     j = _journal()
     entries = j.entries()
     if path is not None:
@@ -217,24 +204,19 @@ def list_recent_changes(
     ),
 )
 def undo_changes(
-    changeId: Annotated[
-        int | None, Field(description="The id of one change to undo (from list_recent_changes).")
-    ] = None,
+    changeId: int | None = None,
     last: Annotated[
         int | None,
         Field(
-            description="Undo the last N changes not yet undone, newest first (default 1 when changeId is omitted).",
+            description="Undo the last N (default 1).",
             ge=1,
             le=1000,
         ),
     ] = None,
     force: Force = False,
 ) -> UndoResult:
-    """Undo one change (`changeId`) or the last N changes (`last`), writing back the exact bytes each file
-    had before (a created file is deleted, a deleted one re-created). Refuses, changing nothing, when a file
-    no longer holds what the change left (it was edited outside the server, or by a later change: undo that
-    first), unless `force`. The undo is journaled too: undoing an undo redoes the change. Returns the undone
-    changes with the id of the new change that reversed each."""
+    """Undo one change or the last N, restoring exact bytes; refused when a file changed since, unless
+    `force`. The undo is journaled too."""
     if changeId is not None and last is not None:
         raise ToolFailure("invalid parameters: give either changeId or last, not both")
     j = _journal()
@@ -274,14 +256,10 @@ def _checkpoint_info(j: Journal, cp: engine.Checkpoint) -> CheckpointInfo:
 )
 def create_checkpoint(
     name: CheckpointName,
-    description: Annotated[
-        str, Field(description="What the checkpoint marks, for people reading the list.")
-    ] = "",
+    description: str = "",
 ) -> CheckpointInfo:
-    """Name the current state of every file the journal knows, so you can later see everything changed
-    since (`diff_since_checkpoint`) and go back to it byte for byte (`restore_checkpoint`). Files first
-    changed after the checkpoint are restored to what they were before that change (or deleted, if the
-    change created them). Cheap: contents are stored once, by hash, outside the workspace."""
+    """Name the current state of the journaled files, to diff against (`diff_since_checkpoint`) or go back to
+    (`restore_checkpoint`)."""
     if name.strip() != name or any(ch in name for ch in "\n\r\t"):
         raise ToolFailure(
             "invalid name: a checkpoint name has no leading/trailing spaces, tabs or line breaks"
@@ -292,8 +270,7 @@ def create_checkpoint(
 
 @tool("journal", title="List checkpoints", read_only=True, example={})
 def list_checkpoints() -> list[CheckpointInfo]:
-    """List the checkpoints, oldest first, with how many changes were made since each. The implicit
-    checkpoint 'start' (before the journal's first change) is always available and not listed."""
+    """The checkpoints, oldest first, with the number of changes since each ('start' is implicit)."""
     j = _journal()
     return [_checkpoint_info(j, cp) for cp in j.checkpoints()]
 
@@ -313,10 +290,8 @@ def list_checkpoints() -> list[CheckpointInfo]:
 def restore_checkpoint(
     name: CheckpointRef = None, paths: Paths = None, force: Force = False
 ) -> RestoreResult:
-    """Put every journaled file (or only `paths`) back exactly as it was at a checkpoint: the same bytes,
-    files created since are deleted and files deleted since re-created. Checks every file first and changes
-    nothing when one was edited outside the server since the journal last saw it, unless `force`. The
-    restore is itself journaled (undo it with `undo_changes`)."""
+    """Put journaled files (or `paths`) back byte for byte as they were at a checkpoint; refused when one
+    changed outside the server, unless `force`."""
     j = _journal()
     cp = j.checkpoint(name)
     done = j.restore(cp, paths, force)
@@ -343,10 +318,7 @@ def restore_checkpoint(
     errors=("no such checkpoint",),
 )
 def diff_since_checkpoint(name: CheckpointRef = None, paths: Paths = None) -> CheckpointDiff:
-    """Show everything that changed in the journaled files since a checkpoint, file by file: a unified diff
-    from the checkpoint's bytes to the current ones, `added`/`modified`/`deleted`, line counts, the ids of the
-    journal's changes to it, and `changedOutside` when the file was also edited by other hands. Keep a file's
-    changes with `keep_changes`, or put it back with `restore_checkpoint` and `paths`."""
+    """What changed in the journaled files since a checkpoint: a unified diff per file."""
     j = _journal()
     cp = j.checkpoint(name)
     states = j.states(cp, paths)
@@ -385,9 +357,7 @@ def diff_since_checkpoint(name: CheckpointRef = None, paths: Paths = None) -> Ch
     errors=("no such checkpoint",),
 )
 def keep_changes(name: CheckpointRef = None, paths: Paths = None) -> KeepResult:
-    """Accept the current content of files (`paths`, or every changed file) as part of a checkpoint: they
-    no longer show in `diff_since_checkpoint` and `restore_checkpoint` leaves them as they are now. Files are
-    not touched. Used by the review view's Keep button."""
+    """Accept files' current content into a checkpoint: they leave its diff, and a restore keeps them."""
     j = _journal()
     cp, kept = j.keep(name, paths)
     return KeepResult(checkpoint=cp.name, kept=kept)

@@ -79,17 +79,12 @@ def get_project_modules(
         Field(
             ge=0,
             le=10,
-            description="How many folder levels below the root to look for manifests (default 5).",
+            description="Folder levels searched for manifests.",
         ),
     ] = project.MAX_DEPTH,
 ) -> ProjectModules:
-    """Detect what the project is built with from its manifest files (package.json, pyproject.toml,
-    requirements.txt, go.mod, Cargo.toml, pom.xml, build.gradle, Gemfile, composer.json, *.csproj…). Returns
-    `{types, extensions}`: project types (node, python, go, rust, java, maven, gradle, ruby, php, dotnet,
-    typescript…, shallowest first) and the VS Code extensions recommended in `.vscode/extensions.json`; plus
-    `modules` (each folder with a manifest: name, path, types, manifests, the monorepo that declares it) and
-    `workspaces` (monorepo roots: npm/yarn/pnpm workspaces, go.work, Cargo and uv workspaces, Maven modules,
-    Gradle includes, with their members). Skips .git, node_modules, dist, build and cache folders."""
+    """Project types and modules from manifest files (package.json, pyproject.toml, go.mod, Cargo.toml,
+    pom.xml...), monorepo workspaces and recommended VS Code extensions."""
     ws = current().workspace
     found = project.layout(ws, max_depth=maxDepth)
     result = ProjectModules(
@@ -115,25 +110,15 @@ def get_project_modules(
 def get_project_dependencies(
     path: Annotated[
         str | None,
-        Field(
-            description="A module folder relative to the root (see get_project_modules). Default: the root."
-        ),
+        Field(description="A module folder (default: the root)."),
     ] = None,
     includeModules: Annotated[
         bool,
-        Field(
-            description="At the root of a monorepo, also list each member module's dependencies (default true)."
-        ),
+        Field(description="Also each monorepo member's."),
     ] = True,
 ) -> ProjectDependencies:
-    """List the declared dependencies with their version constraints, read from the manifests: package.json
-    (dependencies, devDependencies, peer/optional), requirements*.txt (following -r includes; requirements-dev
-    and -test files count as dev), pyproject.toml (PEP 621 dependencies and optional-dependencies, PEP 735
-    dependency-groups, uv, PDM and Poetry groups), Pipfile, go.mod (direct, indirect, tools), Cargo.toml (dev,
-    build and target-specific), composer.json and pom.xml. Returns `{type, dependencies,
-    devDependencies}` for the folder's main ecosystem, plus `ecosystems` (every manifest parsed, with its
-    detail) and, for a monorepo root, `modules` (each member's dependencies). Declared constraints only:
-    nothing is installed or resolved."""
+    """Declared dependencies and version constraints from the manifests (package.json, requirements,
+    pyproject.toml, go.mod, Cargo.toml...); nothing is resolved or installed."""
     ws = current().workspace
     folder = ""
     if path not in (None, "", ".", "/"):

@@ -25,26 +25,18 @@ PREVIEW_BEFORE = 60
 
 Globs = Annotated[
     str | list[str] | None,
-    Field(
-        description="Glob(s) limiting which files are searched, gitignore-style: '*.py' matches at any depth, "
-        "'src/**' under src. A list, or one string with commas ('*.ts, *.tsx')."
-    ),
+    Field(description="Globs, gitignore-style ('*.py', 'src/**'); a list or comma-separated."),
 ]
 ExcludeGlobs = Annotated[
     str | list[str] | None,
-    Field(description="Glob(s) of files or folders to leave out, e.g. 'tests/**' or '*.min.js'."),
+    Field(description="Globs to leave out, e.g. 'tests/**'."),
 ]
 IncludeIgnored = Annotated[
     bool,
-    Field(
-        description="Also search files that .gitignore/.ignore exclude, and node_modules and dist folders. "
-        ".git is never searched."
-    ),
+    Field(description="Also ignored files, node_modules and dist."),
 ]
-MaxResults = Annotated[int, Field(ge=1, le=MAX_PAGE, description="Files per page (1-1000).")]
-Offset = Annotated[
-    int, Field(ge=0, description="Skip this many files: pass the previous answer's nextOffset.")
-]
+MaxResults = Annotated[int, Field(ge=1, le=MAX_PAGE)]
+Offset = Annotated[int, Field(ge=0, description="The previous answer's nextOffset.")]
 
 
 class MatchLine(TypedDict):
@@ -83,34 +75,18 @@ class FileHit(TypedDict):
     errors=("invalid regular expression", "empty search text", "ripgrep missing"),
 )
 def search_in_files_content(
-    searchText: Annotated[
-        str, Field(description="The text to look for (a regular expression with isRegex).")
-    ],
-    isRegex: Annotated[
-        bool, Field(description="Treat searchText as a regular expression (ripgrep/Rust syntax).")
-    ] = False,
-    caseSensitive: Annotated[
-        bool, Field(description="Match upper/lower case exactly (default true).")
-    ] = True,
+    searchText: str,
+    isRegex: Annotated[bool, Field(description="Rust regex syntax.")] = False,
+    caseSensitive: bool = True,
     include: Globs = None,
     exclude: ExcludeGlobs = None,
     includeIgnored: IncludeIgnored = False,
     maxResults: MaxResults = 100,
     offset: Offset = 0,
-    maxMatchesPerFile: Annotated[
-        int, Field(ge=0, le=100, description="Matching lines listed per file (0-100; matchCount counts all).")
-    ] = 5,
+    maxMatchesPerFile: Annotated[int, Field(ge=0, le=100, description="Matching lines listed per file.")] = 5,
 ) -> PagedList[ContentHit]:
-    """Search the text of every file in the workspace (ripgrep). Returns the files that contain
-    `searchText`, sorted by path, as `[{path, matchCount, matches: [{line, column, preview}]}]` (the REST door
-    adds the seed's `absolutePath`)
-    (`path` relative to the root in the host's separators; `line` and `column` 1-based; `matchCount` is
-    the number of matching lines, of which the first `maxMatchesPerFile` are listed).
-    Plain text, case-sensitive, unless `isRegex` / `caseSensitive: false`. Honours .gitignore, includes
-    hidden files, never searches .git, skips node_modules and dist (`includeIgnored: true` searches ignored
-    files too); binary files are skipped; symlinks are never followed. Narrow with `include`/`exclude`
-    globs. Paged: `maxResults` files from `offset`; the answer also carries `total` (files matching),
-    `truncated` and `nextOffset`."""
+    """Search file contents with ripgrep (plain text unless `isRegex`); lines and columns 1-based. Honours
+    .gitignore; skips .git, node_modules, dist and binary files. Paged."""
     ws = current().workspace
     filters = search.Filters(_globs(include), _globs(exclude), includeIgnored)
     found: list[tuple[str, Path, search.FileMatches]] = []
@@ -152,44 +128,34 @@ def search_in_files_content(
 def find_files_by_name_substring(
     nameSubstring: Annotated[
         str,
-        Field(
-            description="Text the file name contains (e.g. 'helper'). With a '/', it is matched against the "
-            "relative path instead (e.g. 'utils/help')."
-        ),
+        Field(description="With a '/', matched against the relative path."),
     ],
-    caseSensitive: Annotated[
-        bool, Field(description="Match upper/lower case exactly (default false).")
-    ] = False,
+    caseSensitive: bool = False,
     include: Globs = None,
     exclude: ExcludeGlobs = None,
     includeIgnored: IncludeIgnored = False,
     maxResults: MaxResults = 100,
     offset: Offset = 0,
 ) -> PagedList[FileHit]:
-    """Find files whose name contains `nameSubstring` (case-insensitive unless `caseSensitive`). Returns
-    `[{path}]` (relative to the root, in the host's separators; the REST door adds the seed's `name`,
-    `directory` and `absolutePath`), best matches first: exact names (with or without extension), then names starting
-    with the text, then the rest, each by path. Honours .gitignore, includes hidden files, never lists
-    .git, skips node_modules and dist unless `includeIgnored`; symlinks are not followed. Paged:
-    `maxResults` from `offset`, with `total`, `truncated` and `nextOffset` beside the array."""
+    """Find files whose name (with a `/`: path) contains a text, case-insensitive, best matches first. Honours
+    .gitignore; skips .git, node_modules, dist. Paged."""
     ws = current().workspace
     filters = search.Filters(_globs(include), _globs(exclude), includeIgnored)
-    needle = nameSubstring.replace("\\", "/")
-    on_path = "/" in needle
-    if not caseSensitive:
-        needle = needle.casefold()
+    text = nameSubstring.replace("\\", "/")
+    on_path = "/" in text
+    needle = text if caseSensitive else text.casefold()
     ranked: list[tuple[int, str, str, Path, str]] = []
     complete, reason = True, None
     for root, prefix in _roots(ws):
-        result = search.list_files(root, filters=filters)
-        for rel in result.paths:
+        result = search.find_files(
+            root, text, case_sensitive=caseSensitive, on_path=on_path, prefix=prefix, filters=filters
+        )
+        for rel in result.paths:  # each contains the text: rank them
             full = prefix + rel
             name = full.rsplit("/", 1)[-1]
             subject = full if on_path else name
             if not caseSensitive:
                 subject = subject.casefold()
-            if needle not in subject:
-                continue
             if on_path:
                 rank = 0 if subject.endswith(needle) else 1
             else:

@@ -16,6 +16,7 @@ rather than applied from a partial view.
   shape) and ``definition``.
 - :mod:`.refactoring`: ``refactor``, which picks :mod:`.rename` or :mod:`.extract` and previews or applies.
 - :mod:`.rename`: the server's rename, rope for Python; the rule for a new name.
+- :mod:`.shorthand`: references and renames followed through ``module.exports = { name }`` to the importers.
 - :mod:`.extract`: extract function/variable (rope for Python, the server's code actions for TS/JS).
 - :mod:`.problems`: ``problems`` from ruff, the server's diagnostics, or tree-sitter syntax errors.
 - :mod:`.ruff`: running ruff on a file's text (check and format).

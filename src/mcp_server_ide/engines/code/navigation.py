@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -17,8 +18,20 @@ from lsprotocol import types as lsp
 from ...workspace import Workspace
 from .. import sandbox, textio
 from ..failures import ToolFailure
-from ..lsp import Unavailable, path_of, uri_of
-from .query import display, doc_text, locations, need_file, partial, prepare, server_for, snap, unavailable
+from ..lsp import LanguageServer, Unavailable, path_of, uri_of
+from . import shorthand
+from .query import (
+    display,
+    doc_text,
+    locations,
+    need_file,
+    partial,
+    prepare,
+    read_for,
+    server_for,
+    snap,
+    unavailable,
+)
 
 
 def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: int) -> dict[str, Any]:
@@ -47,15 +60,17 @@ def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: 
                 timeout=60,
             )
         )
+        found, missing = _through_shorthands(ws, server, list(refs or []))
     except Unavailable as exc:
         raise unavailable(exc) from None
     if reason is None and server.loading():
         reason = server.wait_ready(0) or None
+    reason = reason or missing
     declared = {(u, r.start.line, r.start.character) for u, r in defs}
     out: list[dict[str, Any]] = []
     external = 0
     seen: set[tuple[str, int, int]] = set()
-    for loc in refs or []:
+    for loc in found:
         path = path_of(loc.uri)
         shown = display(ws, path) if path is not None else None
         if shown is None:
@@ -98,6 +113,47 @@ def grouped_references(result: dict[str, Any]) -> dict[str, Any]:
     out = dict(result)
     out["references"] = [{"path": path, "locations": found} for path, found in groups.items()]
     return out
+
+
+def _through_shorthands(
+    ws: Workspace, server: LanguageServer, refs: list[lsp.Location]
+) -> tuple[list[lsp.Location], str | None]:
+    """``refs`` plus the references of the importers of every object-literal shorthand among them
+    (``module.exports = { helper }``; see :mod:`.shorthand`), and why importers may be missing."""
+
+    def read(path: Path) -> str | None:
+        return read_for(ws, server, path)
+
+    def refs_at(uri: str, pos: lsp.Position) -> list[lsp.Location]:
+        answer = server.request(
+            "textDocument/references",
+            lsp.ReferenceParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                position=pos,
+                context=lsp.ReferenceContext(include_declaration=True),
+            ),
+            timeout=120,
+        )
+        return list(answer or [])
+
+    asked: set[tuple[str, int, int]] = set()
+    missing: str | None = None
+    for _hop in range(shorthand.MAX_HOPS):
+        spots = [
+            (uri, pos)
+            for uri, pos in shorthand.shorthands([(r.uri, r.range) for r in refs], read)
+            if (uri, pos.line, pos.character) not in asked
+        ]
+        if not spots:
+            break
+        for uri, pos in spots:
+            asked.add((uri, pos.line, pos.character))
+            name = shorthand.name_at(read, uri, pos)
+            uses, why = shorthand.linked_uses(ws.root, uri, pos, name, read, refs_at)
+            missing = missing or why
+            for other, at in uses:
+                refs = refs + refs_at(other, at)
+    return refs, missing
 
 
 def _text_references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: int) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ...workspace import Workspace
 from .. import sandbox, textio, treesitter
 from ..lsp.adapters.base import env_float
+from ..problems import record_file
 from .query import need_file, partial, prepare, server_for
 from .ruff import ruff_problems
 
@@ -31,8 +32,10 @@ def problems(ws: Workspace, resolved: sandbox.Resolved) -> dict[str, Any]:
     sources: list[str] = []
     reason: str | None = None
     if resolved.path.suffix in (".py", ".pyi", ".pyw"):
-        found.extend(ruff_problems(ws, resolved, text))
+        linted = ruff_problems(ws, resolved, text)
+        found.extend(linted)
         sources.append("ruff")
+        record_file(ws, resolved.path, "ruff", linted)  # the workspace's problems view shows it too
     server = server_for(ws, resolved)
     if server is not None:
         reason = prepare(ws, resolved, server, cross_file=False)

@@ -46,11 +46,17 @@ def prepare(
 ) -> str | None:
     """Sync documents and wait for the project; the reason an answer may be partial, or None."""
     try:
+        view = server.adapter.project_view(server, resolved.path)
+    except Unavailable as exc:
+        raise unavailable(exc) from None
+    try:
         server.refresh_open_documents()
         server.sync_document(resolved.path)
     except OSError as exc:
         raise ToolFailure(f"cannot read {resolved.display_rel!r}: {exc.strerror}", kind="not_found") from None
     reason = server.wait_ready(ready_timeout())
+    if cross_file and reason is None:
+        reason = view
     if cross_file and reason is None:
         try:
             reason = server.adapter.probe(server, resolved.path)
@@ -100,6 +106,17 @@ def doc_text(server: LanguageServer | None, resolved: sandbox.Resolved) -> str:
         if doc is not None:
             return doc.text
     return textio.read_text(resolved).text
+
+
+def read_for(ws: Workspace, server: LanguageServer, path: Path) -> str | None:
+    """The text of a workspace file as ``server`` sees it, opening it there (a follow-up request on it
+    needs it open); None for a file outside the workspace or unreadable."""
+    if display(ws, path) is None:
+        return None
+    try:
+        return server.sync_document(path).text
+    except (OSError, ValueError):
+        return None
 
 
 def locations(result: LocationAnswer) -> list[tuple[str, lsp.Range]]:

@@ -9,14 +9,16 @@ new name a refactoring introduces.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from lsprotocol import types as lsp
 
 from ...workspace import Workspace
 from .. import multiedit, sandbox
 from ..failures import ToolFailure
-from ..lsp import Unavailable, uri_of
-from .query import doc_text, prepare, server_for, snap, unavailable
+from ..lsp import LanguageServer, Unavailable, uri_of
+from . import shorthand
+from .query import doc_text, prepare, read_for, server_for, snap, unavailable
 
 IDENTIFIER = re.compile(r"^[^\W\d]\w*$|^\$[\w$]*$", re.UNICODE)
 
@@ -74,6 +76,17 @@ def plan_rename(
                 ) from None
             edit = None
         if edit is not None:
+            try:
+                edit, missing = _through_shorthands(ws, server, edit, new_name)
+            except Unavailable as exc:
+                raise unavailable(exc) from None
+            if missing and not preview:
+                raise ToolFailure(
+                    f"unavailable: not renaming from a partial view of the project ({missing}); "
+                    "pass preview: true to see what it would change",
+                    kind="unavailable",
+                )
+            reason = reason or missing
             plans = multiedit.plan_workspace_edit(ws, edit)
     if plans is None or (not plans and resolved.path.suffix in PYTHON):
         if resolved.path.suffix not in PYTHON:
@@ -90,3 +103,64 @@ def plan_rename(
         plans = multiedit.plan_contents(ws, pyrefactor.rename(ws, resolved.path, offset, new_name))
         reason = None
     return plans, f"renamed {old_name!r} to {new_name!r}", reason
+
+
+def _through_shorthands(
+    ws: Workspace, server: LanguageServer, edit: lsp.WorkspaceEdit, new_name: str
+) -> tuple[lsp.WorkspaceEdit, str | None]:
+    """``edit`` merged with the rename at an importer's use of every object-literal shorthand it
+    renames, so the files importing a name exported as ``{ helper }`` are renamed with it (see
+    :mod:`.shorthand`), and why importers may be missing."""
+
+    def read(path: Path) -> str | None:
+        return read_for(ws, server, path)
+
+    def refs_at(uri: str, pos: lsp.Position) -> list[lsp.Location]:
+        answer = server.request(
+            "textDocument/references",
+            lsp.ReferenceParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                position=pos,
+                context=lsp.ReferenceContext(include_declaration=True),
+            ),
+            timeout=120,
+        )
+        return list(answer or [])
+
+    asked: set[tuple[str, int, int]] = set()
+    missing: str | None = None
+    for _hop in range(shorthand.MAX_HOPS):
+        spots = [
+            (uri, pos)
+            for uri, pos in shorthand.shorthands(shorthand.edit_spots(edit), read)
+            if (uri, pos.line, pos.character) not in asked
+        ]
+        if not spots:
+            break
+        for uri, pos in spots:
+            asked.add((uri, pos.line, pos.character))
+            old = shorthand.name_at(read, uri, pos)  # the edit is not applied yet: the old name
+            uses, why = shorthand.linked_uses(ws.root, uri, pos, old, read, refs_at)
+            missing = missing or why
+            for other, at in uses:
+                try:
+                    more = server.request(
+                        "textDocument/rename",
+                        lsp.RenameParams(
+                            text_document=lsp.TextDocumentIdentifier(uri=other),
+                            position=at,
+                            new_name=new_name,
+                        ),
+                        timeout=120,
+                    )
+                except Unavailable:
+                    raise
+                except Exception as exc:  # the server refused at an importer: it would be left behind
+                    missing = missing or f"the server would not rename {old!r} where it is imported: {exc}"
+                    continue
+                merged = shorthand.merge_edits(edit, more) if more is not None else edit
+                if merged is None:
+                    missing = missing or f"the renames of {old!r} at its importers conflict with each other"
+                else:
+                    edit = merged
+    return edit, missing

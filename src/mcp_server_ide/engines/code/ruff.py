@@ -18,7 +18,7 @@ from ..failures import ToolFailure
 RUFF_MAX_OUTPUT = 64 * 1024 * 1024
 
 
-def _ruff_bin() -> str:
+def ruff_bin() -> str:
     try:
         from ruff.__main__ import find_ruff_bin
 
@@ -38,7 +38,7 @@ def run_ruff(
     """Run ruff on the file's text through the process engine (own group, scrubbed env, timeout)."""
     from .. import processes
 
-    argv = [_ruff_bin(), *args, "--stdin-filename", resolved.rel, "-"]
+    argv = [ruff_bin(), *args, "--stdin-filename", resolved.rel, "-"]
     done = processes.run(
         argv,
         ws=ws,
@@ -73,22 +73,26 @@ def ruff_problems(ws: Workspace, resolved: sandbox.Resolved, text: str) -> list[
         out.append(
             {
                 "source": "ruff",
-                "severity": "error"
-                if (item.get("code") or "").startswith(("E9", "F8")) or item.get("code") is None
-                else "warning",
+                "severity": ruff_severity(item.get("code")),
                 "code": item.get("code") or "syntax",
                 "message": item.get("message", ""),
                 "line": ln,
-                "character": _utf16(lines, ln, col),
+                "character": utf16(lines, ln, col),
                 "endLine": eln,
-                "endCharacter": _utf16(lines, eln, ecol),
+                "endCharacter": utf16(lines, eln, ecol),
                 **({"fixable": True} if item.get("fix") else {}),
             }
         )
     return out
 
 
-def _utf16(lines: list[str], ln: int, col: int) -> int:
+def ruff_severity(code: str | None) -> str:
+    """Syntax errors (no code), E9 and F8 (undefined names...) are errors; the rest warnings."""
+    return "error" if code is None or code.startswith(("E9", "F8")) else "warning"
+
+
+def utf16(lines: list[str], ln: int, col: int) -> int:
+    """The UTF-16 column of code-point column ``col`` on line ``ln``."""
     row = lines[ln] if ln < len(lines) else ""
     prefix = row[:col]
     return len(prefix) if prefix.isascii() else len(prefix.encode("utf-16-le")) // 2

@@ -12,11 +12,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from lsprotocol import types as lsp
 
 from ...workspace import Workspace
 from .adapters import Adapter, Unavailable, all_adapters
 from .adapters.base import env_float
+from .documents import path_of
 from .server import LanguageServer
 
 log = logging.getLogger(__name__)
@@ -39,6 +43,8 @@ class LanguageServers:
         self._closed = threading.Event()
         self._watchdog: threading.Thread | None = None
         self._unsubscribe = changes.subscribe(ws, self._on_change)
+        self.diagnostics_listeners: list[Callable[[Path], None]] = []
+        """Called with the file's path whenever a server publishes diagnostics for it."""
 
     def adapter_for(self, path: Path) -> Adapter | None:
         for adapter in self.adapters:
@@ -60,6 +66,7 @@ class LanguageServers:
             server = self.servers.get(adapter.language)
             if server is None:
                 server = self.servers[adapter.language] = LanguageServer(self.root, adapter)
+                server.diagnostics.listeners.append(self._published)
         if start:
             server.ensure_started()
             self._start_watchdog()
@@ -75,6 +82,26 @@ class LanguageServers:
 
     def running(self) -> list[LanguageServer]:
         return [s for s in list(self.servers.values()) if s.running]
+
+    def live_diagnostics(self) -> list[tuple[LanguageServer, Path, float, list[lsp.Diagnostic]]]:
+        """(server, file, arrival time, diagnostics) of every file a running server published for."""
+        out = []
+        for server in self.running():
+            for uri, (at, diags) in server.diagnostics.snapshot().items():
+                path = path_of(uri)
+                if path is not None:
+                    out.append((server, path, at, diags))
+        return out
+
+    def _published(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is None:
+            return
+        for listener in list(self.diagnostics_listeners):
+            try:
+                listener(path)
+            except Exception:
+                log.exception("a diagnostics listener failed")
 
     def _on_change(self, change: object) -> None:
         path = getattr(change, "path", None)

@@ -21,14 +21,26 @@ Which module holds what:
 - :mod:`.globs`: gitignore-style include/exclude globs matched against relative paths.
 - :mod:`.scope`: the flags every search shares (:class:`Filters`) and the swapped-folder check.
 - :mod:`.content`: :func:`search_content`, the matching lines of files.
-- :mod:`.files`: :func:`list_files` (what a search looks at) and :func:`list_temp_files`.
+- :mod:`.files`: :func:`list_files` (what a search looks at), :func:`find_files` (by name) and
+  :func:`list_temp_files`.
+- :mod:`.names`: splitting ripgrep's list of names, and finding a text in it before decoding it.
 """
 
 from __future__ import annotations
 
 from .content import FileMatches, Match, search_content
-from .files import list_files, list_temp_files
+from .files import FilesResult, find_files, list_files, list_temp_files
 from .ripgrep import rg_binary
 from .scope import Filters
 
-__all__ = ["FileMatches", "Filters", "Match", "list_files", "list_temp_files", "rg_binary", "search_content"]
+__all__ = [
+    "FileMatches",
+    "FilesResult",
+    "Filters",
+    "Match",
+    "find_files",
+    "list_files",
+    "list_temp_files",
+    "rg_binary",
+    "search_content",
+]

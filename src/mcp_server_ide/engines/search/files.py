@@ -1,11 +1,20 @@
-"""File search: the files a search would look at (``rg --files``), and our own temp files."""
+"""File search: the files a search would look at (``rg --files``), those whose name contains a text,
+and our own temp files.
+
+``rg --files`` of a 100,000-file tree prints ~6 MB of names; turning each into a ``str`` and testing it
+in Python costs more than ripgrep's whole walk. :func:`find_files` therefore looks for the text in the
+raw output first (one C-speed scan, :func:`.names.candidates`) and decodes, checks and tests for
+swapped folders only the names it finds there.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .globs import matcher
+from .names import candidates, contains, records, split_names
 from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, rel_name, rg_binary, run
 from .scope import SWAPPED, Filters, common_args, swapped
 
@@ -24,26 +33,86 @@ def list_files(
     filters: Filters = Filters(),
     timeout: float = DEFAULT_TIMEOUT,
     max_output: int = MAX_OUTPUT,
+    check_swapped: bool = True,
 ) -> FilesResult:
     """Every file under ``root`` (or its folder ``under``, POSIX, relative) that a search would look
-    at (``rg --files``), unsorted, relative to ``root``. The root's ignore files apply in ``under`` too."""
-    # Walked from the root even for a folder, so the root's ignore files apply below it too (with the
-    # folder as ripgrep's path they would be "parent" ignore files, which are not read).
-    args = [rg_binary(), *common_args(filters), "--files", "--null", "--", "."]
-    out, _err, _code, reason = run(args, root, timeout, max_output)
-    parts = out.split(b"\x00")
-    if parts and parts[-1] == b"":
-        parts.pop()
-    elif parts and reason is not None:
-        parts.pop()  # the last name was cut by the stop
-    paths = [rel_name(p) for p in parts]
+    at (``rg --files``), unsorted, relative to ``root``. The root's ignore files apply in ``under`` too.
+
+    ``check_swapped=False`` skips the swapped-folder check (:func:`.scope.swapped`): only for a caller
+    that uses the names to filter a walk of its own that never follows a link (``project_fs_list``),
+    where a name from beyond a swapped folder matches nothing."""
+    out, reason = _rg_files(root, filters, timeout, max_output)
+    paths = split_names(out, cut=reason is not None)
     if under:
         prefix = under.strip("/") + "/"
         paths = [p for p in paths if p.startswith(prefix)]
+    return _checked(root, paths, filters, reason, check_swapped)
+
+
+def find_files(
+    root: Path,
+    text: str,
+    *,
+    case_sensitive: bool = False,
+    on_path: bool = False,
+    prefix: str = "",
+    filters: Filters = Filters(),
+    timeout: float = DEFAULT_TIMEOUT,
+    max_output: int = MAX_OUTPUT,
+) -> FilesResult:
+    """The files :func:`list_files` lists whose name contains ``text`` (with ``on_path``, whose path
+    ``prefix + relative path`` does), case-insensitively (``str.casefold``) unless ``case_sensitive``;
+    unsorted, relative to ``root``."""
+    out, reason = _rg_files(root, filters, timeout, max_output, _name_type(text, case_sensitive, on_path))
+    if reason is not None:  # the last name was cut by the stop
+        out = out[: out.rfind(b"\x00") + 1]
+    if on_path and prefix:  # a match may start in the prefix, which the output does not hold
+        found = records(out)
+    else:
+        found = candidates(out, text, case_sensitive=case_sensitive, on_path=on_path)
+    paths = [
+        rel
+        for rel in (rel_name(r) for r in found)
+        if contains(rel, text, case_sensitive=case_sensitive, on_path=on_path, prefix=prefix)
+    ]
+    return _checked(root, paths, filters, reason, True)
+
+
+def _rg_files(
+    root: Path, filters: Filters, timeout: float, max_output: int, only: tuple[str, ...] = ()
+) -> tuple[bytes, str | None]:
+    # Walked from the root even for a folder, so the root's ignore files apply below it too (with the
+    # folder as ripgrep's path they would be "parent" ignore files, which are not read).
+    args = [rg_binary(), *common_args(filters), *only, "--files", "--null", "--", "."]
+    out, _err, _code, reason = run(args, root, timeout, max_output)
+    return out, reason
+
+
+_TYPE = "mcpidenames"
+_PLAIN = re.compile(r"[A-Za-z0-9_. -]+")
+
+
+def _name_type(text: str, case_sensitive: bool, on_path: bool) -> tuple[str, ...]:
+    """ripgrep flags that keep it to the names that may contain ``text``: a file type of its own (a
+    type, unlike a ``--glob``, never brings back an ignored file; it tests the file's own name). With
+    case folding, ASCII letters become ``[xX]`` and any name with a non-ASCII character is kept too
+    (only ``str.casefold`` can tell). Only for plain texts (letters, digits, ``_ . -`` and spaces);
+    none: every name. The exact test follows (:func:`.names.contains`)."""
+    if on_path or not text or not _PLAIN.fullmatch(text):
+        return ()
+    if case_sensitive:
+        return ("--type-add", f"{_TYPE}:*{text}*", "--type", _TYPE)
+    folded = "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in text)
+    return ("--type-add", f"{_TYPE}:*{folded}*", "--type-add", f"{_TYPE}:*[!\x01-\x7f]*", "--type", _TYPE)
+
+
+def _checked(
+    root: Path, paths: list[str], filters: Filters, reason: str | None, check_swapped: bool
+) -> FilesResult:
     wanted = matcher(filters.include)
     if wanted is not None:
         paths = [p for p in paths if wanted(p)]
-    changed = swapped(root, paths, files_too=False)
+    changed = swapped(root, paths, files_too=False) if check_swapped else set()
     if changed:
         paths = [p for p in paths if p not in changed]
         reason = reason or SWAPPED
@@ -66,7 +135,4 @@ def list_temp_files(root: Path, *, timeout: float = DEFAULT_TIMEOUT) -> list[str
     args += ["--threads", "1", "--null", "--glob", "*.mcp-ide.tmp"]  # sandbox.TEMP_MARK
     args += ["--glob", "!.git", "--glob", "!node_modules", "--", "."]
     out, _err, _code, reason = run(args, root, timeout, MAX_OUTPUT)
-    parts = out.split(b"\x00")
-    if parts and (parts[-1] == b"" or reason is not None):
-        parts.pop()  # the empty tail, or a name cut by the stop
-    return [rel_name(p) for p in parts]
+    return split_names(out, cut=reason is not None)

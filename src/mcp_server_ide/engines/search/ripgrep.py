@@ -52,8 +52,13 @@ def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[by
 
     Spawned here with subprocess directly rather than through the process engine: this is the hot
     path of every search (the benchmark's 1.5x budget over a bare ``rg`` leaves ~1 ms), it needs
-    no job, pty or streaming, and it still follows the process rules: its own session (process
-    group) killed whole on timeout or cap, stdin closed, a scrubbed environment, cwd the root.
+    no job, pty or streaming, and it still follows the process rules: its own process group, killed
+    whole on timeout or cap, stdin closed, a scrubbed environment, cwd the root.
+
+    A process group, not a session of its own: where the scheduler groups tasks by session
+    (autogroup, on by default in many kernels), a new session is a new group that starts with no
+    share of a busy machine; measured here under load, ``rg --files`` of 100,000 files took 2.3x as
+    long in a session of its own (1,190 ms against 515 ms).
     """
     env = _scrubbed_env()
     try:
@@ -64,7 +69,7 @@ def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[by
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
-            start_new_session=True,
+            process_group=0,
             close_fds=True,
         )
     except OSError as exc:

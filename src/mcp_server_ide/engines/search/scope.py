@@ -63,6 +63,7 @@ def swapped(root: Path, paths: list[str], *, files_too: bool) -> set[str]:
     ``files_too`` those that are not a plain file now. Each folder is looked at once (``lstat``, never
     following a link), so the check costs one system call per folder of the answer."""
     state: dict[str, bool] = {"": True}
+    base = os.path.join(root, "")  # joined as strings: a Path per name costs more than its lstat
 
     def plain_folder(folder: str) -> bool:
         unknown: list[str] = []  # the folder and its ancestors not looked at yet, deepest first
@@ -73,7 +74,7 @@ def swapped(root: Path, paths: list[str], *, files_too: bool) -> set[str]:
         for name in reversed(unknown):  # from the top down: below a link or a gap nothing is plain
             if known:
                 try:
-                    known = stat.S_ISDIR(os.lstat(root / name).st_mode)
+                    known = stat.S_ISDIR(os.lstat(base + name).st_mode)
                 except OSError:
                     known = False
             state[name] = known
@@ -85,7 +86,7 @@ def swapped(root: Path, paths: list[str], *, files_too: bool) -> set[str]:
             out.add(path)
         elif files_too:
             try:
-                if not stat.S_ISREG(os.lstat(root / path).st_mode):
+                if not stat.S_ISREG(os.lstat(base + path).st_mode):
                     out.add(path)
             except OSError:
                 out.add(path)

@@ -8,14 +8,9 @@ from pydantic import Field
 
 SandboxPath = Annotated[
     str,
-    Field(
-        description="Path relative to the workspace root, e.g. 'src/app.ts' ('/workspace/src/app.ts' also works)."
-    ),
+    Field(description="Relative to the workspace root."),
 ]
 ExpectedHash = Annotated[
     str | None,
-    Field(
-        description="Optional SHA-256 of the file's current bytes (the `hash` project_fs_read returned). "
-        "When given and the file has changed since, nothing is written."
-    ),
+    Field(description="The `hash` a read returned: refused if the file changed since."),
 ]

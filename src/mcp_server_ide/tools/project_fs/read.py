@@ -54,20 +54,12 @@ class ReadResult(TypedDict):
 )
 def project_fs_read(
     path: SandboxPath,
-    startLine: Annotated[int | None, Field(ge=1, description="First line to return, 1-based.")] = None,
-    endLine: Annotated[
-        int | None, Field(ge=1, description="Last line to return, 1-based, inclusive (default: the end).")
-    ] = None,
+    startLine: Annotated[int | None, Field(ge=1, description="1-based.")] = None,
+    endLine: Annotated[int | None, Field(ge=1, description="1-based, inclusive.")] = None,
 ) -> ReadResult:
-    """Read a file from the project's sandbox as text. Paths are relative to the workspace root
-    (`/workspace/...` also names it); a path that leaves the workspace is refused by the sandbox path rules.
-    Returns `{ path, content, totalLines, returnedLines, bytes, truncated }` (`bytes` is the file's size;
-    line breaks come back as `\\n`) plus the file's `hash` (pass it as `expectedHash` to edits) — pass
-    `startLine` / `endLine` (1-based, inclusive) to read a slice of a file that is too large for one call.
-    A read over the 200 KB cap keeps the head and the tail with a `…[N bytes truncated]…` marker between them
-    and sets `truncated`; `omittedStartLine`/`omittedEndLine` then name the lines left out, to read them
-    as a slice. Never write truncated text back. Call `project_fs_list` to see what is in the tree, and
-    `project_fs_edit` to change what you read."""
+    """Read a text file (paths relative to the workspace root), with its `hash`. Over 200 KB keeps head and
+    tail around a `…[N bytes truncated]…` marker: read the rest by `startLine`/`endLine`, never write it
+    back."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, path)
     if endLine is not None and startLine is not None and endLine < startLine:

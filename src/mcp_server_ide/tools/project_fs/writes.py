@@ -61,18 +61,12 @@ def _not_a_folder(resolved: sandbox.Resolved) -> None:
 )
 def project_fs_write(
     path: SandboxPath,
-    content: Annotated[str, Field(description="The whole new text of the file.")],
+    content: str,
     expectedHash: ExpectedHash = None,
 ) -> WriteResult:
-    """Write a file in the project's sandbox, replacing it wholesale (or creating it and its folders).
-    Paths are relative to the workspace root. The sandbox path rules refuse a write under `node_modules`,
-    `.git`, or a protected path configured with `--protect` (for example `--protect src/brand
-    --protect src/onchain`), and the refusal names the rule. Returns `{ path, bytes, created }` plus the new `hash`
-    — `created` is `false` when you overwrote a file that already existed, so read before you replace (over
-    MCP, replacing a file this session never read, without `expectedHash`, asks the person first). An
-    existing file keeps its encoding, BOM, line endings and mode; a new one is UTF-8. Text holding a
-    `…[N bytes truncated]…` marker from a read is refused. For a change to one region of a file, use
-    `project_fs_edit`, which fails when its match is missing or ambiguous."""
+    """Write a whole file, creating it and its folders. Refused under .git, node_modules and `--protect`
+    paths; replacing a file never read, without `expectedHash`, asks first. For one region:
+    `project_fs_edit`."""
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, path)
     _not_a_folder(resolved)
@@ -115,20 +109,13 @@ def project_fs_edit(
     path: SandboxPath,
     oldText: Annotated[
         str,
-        Field(
-            description="The exact text to replace, whitespace and line breaks included; it must occur once."
-        ),
+        Field(description="Exact text, whitespace included."),
     ],
-    newText: Annotated[str, Field(description="The text to put in its place.")],
+    newText: str,
     expectedHash: ExpectedHash = None,
 ) -> EditResult:
-    """Edit one region of a file in the project's sandbox: replace `oldText`, which must occur exactly once
-    in the file, with `newText`. When `oldText` occurs 0 times or more than once nothing is changed and the
-    error says how many times it matched: copy it exactly from a fresh `project_fs_read`, adding
-    neighbouring lines until it is unique. Paths are relative to the workspace root; the write rules of
-    `project_fs_write` apply (protected paths refused, the file keeps its encoding, BOM, line endings and
-    mode). Returns `{ path, bytes, line }` — `line` is the 1-based line where the replaced region starts —
-    plus the new `hash`."""
+    """Replace `oldText`, which must occur exactly once in the file, with `newText`; otherwise nothing changes
+    and the error gives the match count."""
     ws = current().workspace
     resolved = sandbox.resolve_for_write(ws, path)
     _not_a_folder(resolved)

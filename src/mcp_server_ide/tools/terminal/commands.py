@@ -146,31 +146,21 @@ async def _run(
     errors=("terminal busy", "declined in an untrusted workspace", "line over 4000 bytes"),
 )
 async def execute_terminal_command(
-    command: Annotated[str, Field(description="The shell command to type into the terminal.")],
+    command: str,
     terminalId: Annotated[
         str | None,
-        Field(
-            description="The terminal to use (from create_terminal or list_terminals). Default: an idle terminal of "
-            "this workspace, opened on first use."
-        ),
+        Field(description="Default: an idle terminal."),
     ] = None,
     waitMs: Annotated[
         float,
         Field(
             ge=0,
-            description=f"Wait up to this many milliseconds (at most {MAX_WAIT_MS}) for the command to finish and "
-            "return its output too. 0 (the default) returns at once.",
+            description="Wait up to this long for it to finish.",
         ),
     ] = 0,
 ) -> TerminalExecuted:
-    """Type a shell command into a persistent terminal session of the workspace (a real pty running bash, so
-    interactive programs behave; the session keeps its current folder, variables and background programs between
-    commands). Returns `{"status": "executed", terminalId, outputOffset}` at once; read what the command prints
-    with `read_terminal_output(terminalId, offset=outputOffset, waitMs=...)`, answer its prompts with
-    `send_terminal_input`. With `waitMs`, waits for the command to finish and adds `finished`, `exitCode`,
-    `output` and `nextOffset`. Without `terminalId` an idle terminal is used (a new one when all are busy); a busy
-    terminal named by `terminalId` is refused. For output you need in full, prefer `run_command_on_background`;
-    for servers and watchers, `start_job`."""
+    """Type a command into a persistent bash terminal (a real pty; its folder and variables persist). Answers
+    at once with `terminalId` and `outputOffset`, or waits `waitMs` for the output."""
     await confirm_command("Run this command in a terminal", command)
     terminals = current().workspace.service(processes.Terminals)
     if terminalId:
@@ -229,13 +219,8 @@ async def run_command_on_background(
     timeout: TimeoutMs = None,
     maxOutputBytes: MaxOutput = None,
 ) -> CommandResult:
-    """Run a shell command to completion, without a terminal, and return `{stdout, stderr, exitCode}`
-    (`stdout`/`stderr` only when not empty), plus `timedOut: true` / `truncated: true` when so. The command runs in its own process group in `cwd` (inside the
-    workspace), with stdin closed (it cannot wait for input), without the server's secrets in its environment,
-    and with a timeout (default 60 s) after which its whole process tree is killed (TERM, then KILL). Background
-    processes it leaves running are stopped when it exits. Long output keeps its head and tail around a
-    '…[N bytes truncated]…' marker. Sends progress notifications while it runs; cancelling the call kills it.
-    For commands that run longer than your client waits for a tool (often 60 s), use `start_job`."""
+    """Run a shell command to completion (no terminal, stdin closed, no server secrets; on timeout its process
+    tree is killed) and return stdout, stderr and exit code. Long runs: `start_job`."""
     await confirm_command("Run this command", command)
     done = await _run(command, cwd, env, timeout, maxOutputBytes)
     return _command_result(done)
@@ -250,14 +235,10 @@ async def run_command_on_background(
     errors=("negative duration",),
 )
 async def wait(
-    milliseconds: Annotated[
-        float, Field(description=f"How long to wait, in milliseconds (at most {MAX_WAIT_MS}, 10 minutes).")
-    ],
+    milliseconds: Annotated[float, Field(description=f"At most {MAX_WAIT_MS}.")],
 ) -> WaitResult:
-    """Wait for a number of milliseconds (at most 10 minutes), then answer
-    `{"status": "completed", "message": "Waited for N milliseconds"}`. Cancelling the call stops the wait.
-    To wait for a command or job, prefer `read_terminal_output` / `get_job_output` with `waitMs`, which return
-    as soon as it finishes."""
+    """Wait this many milliseconds (at most 10 minutes). To wait for a command, use `waitMs` of
+    `read_terminal_output` or `get_job_output`."""
     if milliseconds < 0:
         raise ToolFailure("invalid milliseconds: it must be 0 or more")
     ms = min(float(milliseconds), MAX_WAIT_MS)
@@ -305,10 +286,7 @@ def _os_version() -> str:
 
 @tool("terminal", title="Terminal and OS info", read_only=True, idempotent=True, example={})
 def get_terminal_info() -> TerminalInfo:
-    """Describe the operating system and the shell commands run in: `{osType, osVersion, terminalType,
-    isIntegratedTerminal, isDefault}` (osType is Linux, macOS or Windows; terminalType the shell, e.g. bash)
-    plus the shell's path, the machine architecture and the kernel. Commands from `run_command_on_background`,
-    `execute_terminal_command` and `start_job` run in this shell on the server's machine."""
+    """The operating system, shell and architecture commands run on (the server's machine)."""
     shell = processes.default_shell()
     return TerminalInfo(
         osType=_os_type(),
@@ -331,24 +309,15 @@ def get_terminal_info() -> TerminalInfo:
     errors=("no command for this OS", "declined in an untrusted workspace"),
 )
 async def execute_os_specific_command(
-    windowsCommand: Annotated[str | None, Field(description="The command to run on Windows.")] = None,
-    unixCommand: Annotated[
-        str | None, Field(description="The command to run on Linux and other Unix systems.")
-    ] = None,
-    macCommand: Annotated[
-        str | None, Field(description="The command to run on macOS (falls back to unixCommand).")
-    ] = None,
-    command: Annotated[
-        str | None, Field(description="The command to run when none of the above fits this OS.")
-    ] = None,
+    windowsCommand: str | None = None,
+    unixCommand: str | None = None,
+    macCommand: Annotated[str | None, Field(description="Default: unixCommand.")] = None,
+    command: Annotated[str | None, Field(description="For any other OS.")] = None,
     cwd: Cwd = None,
     timeout: TimeoutMs = None,
 ) -> OsCommandResult:
-    """Run the variant of a command that fits the server's operating system: `windowsCommand` on Windows,
-    `macCommand` (else `unixCommand`) on macOS, `unixCommand` on Linux, falling back to `command`. Returns
-    `{osType, command, executed}` (the command that ran) plus its `stdout`, `stderr` (when not empty),
-    `exitCode`, `timedOut`/`truncated` (when true) and `commandSource` (which parameter was used). Runs like
-    `run_command_on_background` (timeout, tree kill, no stdin, no server secrets)."""
+    """Run the variant for the server's OS (`windowsCommand`, `macCommand`, `unixCommand`, else `command`), as
+    `run_command_on_background` runs a command."""
     os_type = _os_type()
     order = {
         "Windows": ["windowsCommand"],

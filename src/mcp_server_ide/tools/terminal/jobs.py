@@ -90,23 +90,18 @@ async def start_job(
     command: Command,
     cwd: Cwd = None,
     env: Env = None,
-    title: Annotated[str | None, Field(description="A short name shown by list_jobs.")] = None,
+    title: str | None = None,
     timeout: Annotated[
         float | None,
-        Field(
-            description="Kill the job after this many milliseconds (default: no limit; it ends with the server)."
-        ),
+        Field(description="Milliseconds (default: none)."),
     ] = None,
     stdin: Annotated[
         bool,
-        Field(description="Keep the job's input open so send_job_input can write to it (default: closed)."),
+        Field(description="Keep stdin open for send_job_input."),
     ] = False,
 ) -> JobInfo:
-    """Start a long-running command as a background job (a dev server, a build, a test watcher) and return at
-    once with its `jobId`. Its stdout and stderr go, interleaved, to an output log: read it with
-    `get_job_output(jobId, offset, waitMs)`, stop it with `cancel_job`. The job runs contained like
-    `run_command_on_background` (own process group, no server secrets, `cwd` in the workspace) and is killed,
-    with everything it started, when cancelled, on `timeout`, or when the server stops."""
+    """Start a long-running command (a server, build or watcher) as a background job; returns its `jobId` at
+    once. Killed with its process tree by `cancel_job`, `timeout` or server exit."""
     await confirm_command("Start this background job", command)
     timeout_s = None
     if timeout is not None:
@@ -128,18 +123,14 @@ async def start_job(
     errors=("unknown job", "invalid untilPattern"),
 )
 async def get_job_output(
-    jobId: Annotated[str, Field(description="The job (from start_job or list_jobs).")],
+    jobId: str,
     offset: Offset = 0,
     maxBytes: MaxBytes = 100_000,
     waitMs: WaitMs = 0,
     untilPattern: UntilPattern = None,
 ) -> JobOutput:
-    """Read a job's output (stdout and stderr interleaved) from a byte `offset`, with its state and exit
-    code. The state is running, exited, killed, timed_out, or failed (work the server ran itself, such as an
-    action, failed: the output says why, and there is no exit code). Pass the previous `nextOffset` to get
-    only what is new.
-    With `waitMs`, waits until the job ends or `untilPattern` appears in the new output (e.g. a server's
-    'listening on'). Only the last 4 MB of output is kept (`skippedBytes` counts what was dropped)."""
+    """A job's output from byte `offset`, with its state (running, exited, killed, timed_out or failed) and
+    exit code. `waitMs` waits for the end or `untilPattern`."""
     job = _jobs().get(jobId)
     pattern = until_pattern(untilPattern)
     matched = await wait_until(lambda: not job.running, job.log, offset, wait_s(waitMs), pattern)
@@ -168,12 +159,11 @@ async def get_job_output(
     errors=("unknown job", "job started without stdin", "job ended"),
 )
 def send_job_input(
-    jobId: Annotated[str, Field(description="The job to write to (started with stdin=true).")],
-    text: Annotated[str, Field(description="Text to write to its input (add '\\n' to end a line).")] = "",
-    closeInput: Annotated[bool, Field(description="Close its input after the text (end of file).")] = False,
+    jobId: str,
+    text: Annotated[str, Field(description="Add '\\n' to end a line.")] = "",
+    closeInput: bool = False,
 ) -> InputSent:
-    """Write text to the standard input of a job started with `stdin=true`; `closeInput` sends end of file.
-    Returns the bytes sent and the output offset before them."""
+    """Write text to the stdin of a job started with `stdin: true`; `closeInput` sends end of file."""
     jobs = _jobs()
     job = jobs.get(jobId)
     offset = job.log.end
@@ -183,8 +173,7 @@ def send_job_input(
 
 @tool("terminal", title="List jobs", read_only=True, idempotent=True, example={})
 def list_jobs() -> list[JobInfo]:
-    """The workspace's background jobs, running and recently ended: id, title, command, state, exit code,
-    start time and the end of their output (`outputOffset`)."""
+    """The workspace's background jobs, running and recently ended, with state and exit code."""
     return [_job_info(j) for j in _jobs().list()]
 
 
@@ -196,9 +185,8 @@ def list_jobs() -> list[JobInfo]:
     example={"jobId": "job-1"},
     errors=("unknown job",),
 )
-def cancel_job(jobId: Annotated[str, Field(description="The job to stop.")]) -> JobInfo:
-    """Stop a job and everything it started (SIGTERM, then SIGKILL after 2 seconds). Its output stays readable
-    with `get_job_output`. Cancelling an ended job changes nothing and returns its final state."""
+def cancel_job(jobId: str) -> JobInfo:
+    """Stop a job and everything it started (TERM, then KILL); its output stays readable."""
     jobs = _jobs()
     job = jobs.get(jobId)
     if job.running:

@@ -21,43 +21,31 @@ MAX_RUN_TIMEOUT_MS = int(processes.MAX_TIMEOUT_S * 1000)
 DEFAULT_MAX_OUTPUT = 200_000
 MAX_READ_BYTES = 1_000_000
 
-Command = Annotated[
-    str, Field(description="The shell command to run (bash syntax; /bin/sh where bash is missing).")
-]
+Command = Annotated[str, Field(description="bash syntax.")]
 Cwd = Annotated[
     str | None,
-    Field(
-        description="Working directory, relative to the workspace root (default: the root). Must stay inside it."
-    ),
+    Field(description="Relative to the workspace root."),
 ]
 Env = Annotated[
     dict[str, str] | None,
-    Field(
-        description="Extra environment variables for the command. The command does not see the server's own "
-        "secrets; it gets PATH, HOME, LANG and similar, plus these."
-    ),
+    Field(description="Extra environment variables."),
 ]
 TimeoutMs = Annotated[
     float | None,
-    Field(
-        description=f"Stop the command after this many milliseconds (default {DEFAULT_RUN_TIMEOUT_MS}, at most "
-        f"{MAX_RUN_TIMEOUT_MS}). On timeout the whole process tree is killed and timedOut is true."
-    ),
+    Field(description=f"Milliseconds (default {DEFAULT_RUN_TIMEOUT_MS})."),
 ]
 MaxOutput = Annotated[
     int | None,
     Field(
         ge=0,
-        description=f"Bytes of stdout and of stderr to return, each (default {DEFAULT_MAX_OUTPUT}). Longer output "
-        "keeps its beginning and end around a '…[N bytes truncated]…' marker, with truncated true.",
+        description=f"Per stream (default {DEFAULT_MAX_OUTPUT}); longer output keeps head and tail.",
     ),
 ]
 Offset = Annotated[
     int,
     Field(
         ge=0,
-        description="Byte offset to read from: 0 for everything kept, or the nextOffset of your previous read "
-        "(or the outputOffset a command returned) to get only what is new.",
+        description="0, or the previous nextOffset (or a command's outputOffset).",
     ),
 ]
 MaxBytes = Annotated[
@@ -65,23 +53,18 @@ MaxBytes = Annotated[
     Field(
         ge=1,
         le=MAX_READ_BYTES,
-        description="Read at most this many bytes (default 100000); hasMore tells if more is there.",
     ),
 ]
 WaitMs = Annotated[
     float,
     Field(
         ge=0,
-        description=f"Wait up to this many milliseconds (at most {MAX_WAIT_MS}) for it to finish, or for "
-        "untilPattern to appear, before answering. 0 answers at once.",
+        description="Wait up to this long for the end or untilPattern.",
     ),
 ]
 UntilPattern = Annotated[
     str | None,
-    Field(
-        description="With waitMs: stop waiting as soon as the output after offset matches this regular expression "
-        "(e.g. 'listening on|error')."
-    ),
+    Field(description="A regex that ends the wait, e.g. 'listening on|error'."),
 ]
 
 

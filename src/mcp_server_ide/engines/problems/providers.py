@@ -1,0 +1,54 @@
+"""The seam for other diagnostics providers: anything that knows problems of the workspace's files
+(the VS Code bridge, when it exists, will add ``vscode.languages.getDiagnostics()`` here) registers
+a function; the merged view (:meth:`.store.ProblemStore.view`) asks each one.
+
+A provider is ``fn(ws) -> list[(source, at, {rel: [problem, ...]})]``: ``at`` is the
+``time.monotonic()`` of its observation (newer wins per file and source), problems are the dicts
+of :func:`.model.problem`. It must be quick and never start anything; when its problems change it
+calls :func:`changed` so subscribers hear of it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from ...workspace import Workspace
+from .model import ByFile
+
+log = logging.getLogger(__name__)
+
+Provided = list[tuple[str, float, ByFile]]
+Provider = Callable[[Workspace], Provided]
+
+PROVIDERS: list[Provider] = []
+
+
+def add_provider(fn: Provider) -> Callable[[], None]:
+    """Register ``fn``; returns the function that removes it."""
+    PROVIDERS.append(fn)
+
+    def remove() -> None:
+        if fn in PROVIDERS:
+            PROVIDERS.remove(fn)
+
+    return remove
+
+
+def provided(ws: Workspace) -> Provided:
+    out: Provided = []
+    for fn in list(PROVIDERS):
+        try:
+            out.extend(fn(ws))
+        except Exception:  # one broken provider must not hide the rest
+            log.exception("problems provider %r failed", fn)
+    return out
+
+
+def changed(ws: Workspace) -> None:
+    """A provider's problems changed: subscribers of the workspace's problems are told (if any listen)."""
+    from .store import ProblemStore
+
+    for service in ws.services():
+        if isinstance(service, ProblemStore):
+            service.notify_soon()
