@@ -229,7 +229,7 @@ async def test_plain_js_without_jsconfig_renames_and_finds_references_in_every_f
         "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
     )
     assert "partial" not in refs, refs
-    found = {(r["path"], r["line"], r["character"]) for r in refs["references"]}
+    found = {(r["path"], r["line"], r["character"]) for r in flat_references(refs)}
     assert {("src/utils/helper.js", 0, 9), ("src/utils/helper.js", 4, 19), ("src/index.js", 0, 8)} <= found
     assert ("src/index.js", 3, 4) in found
     done = await js.call("refactor_code_at_location", RENAME)
