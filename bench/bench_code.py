@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mcp import Client
 from tests.support.codeprojects import python_project, typescript_project
+from tests.support.results import flat_references
 
 from mcp_server_ide.engines import treesitter
 from mcp_server_ide.engines.lsp import servers
@@ -109,7 +110,7 @@ async def bench_language(label: str, root: Path, ref: dict[str, Any], rename_nam
             cold = time.perf_counter() - start
             if result.is_error or json.loads(result.content[0].text).get("partial"):
                 raise SystemExit(f"cold references failed or partial: {result.content[0].text[:300]}")
-            count = len(json.loads(result.content[0].text)["references"])
+            count = len(flat_references(json.loads(result.content[0].text)))
             row(
                 f"{label}: first find_references, cold ({count} refs)",
                 cold,

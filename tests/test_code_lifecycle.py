@@ -25,7 +25,7 @@ from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
 from .support.codeprojects import python_project, typescript_project
-from .support.results import payload
+from .support.results import flat_references, payload
 from .test_code_python import grep_uses
 
 pytestmark = pytest.mark.anyio
@@ -95,7 +95,7 @@ async def test_a_query_while_loading_waits_or_says_partial(
         )
         assert not result.is_error, result.content[0].text
         out = payload(result)
-        found = {(r["path"], r["line"], r["character"]) for r in out["references"]}
+        found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
         assert out.get("partial") is True or found == expected, out
         if out.get("partial"):
             assert "loading" in out["reason"]
@@ -105,7 +105,7 @@ async def test_a_query_while_loading_waits_or_says_partial(
             await call(server, "find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
         )
         assert "partial" not in out
-        assert {(r["path"], r["line"], r["character"]) for r in out["references"]} == expected
+        assert {(r["path"], r["line"], r["character"]) for r in flat_references(out)} == expected
     finally:
         ws.close()
 
@@ -152,7 +152,7 @@ async def test_a_killed_language_server_is_restarted_by_the_next_call(tmp_path: 
             assert "restarts on the next call" in again.content[0].text
             again = await call(server, "find_references", args)
         assert not again.is_error, again.content[0].text
-        assert len(payload(again)["references"]) == len(payload(first)["references"])
+        assert len(flat_references(payload(again))) == len(flat_references(payload(first)))
         assert lsp_server.pid != old
     finally:
         ws.close()
@@ -306,7 +306,7 @@ async def test_languages_without_a_server_answer_text_matches_marked_partial(
         )
         out = payload(result)
         assert out["partial"] is True and "text matches" in out["reason"]
-        assert {(r["path"], r["line"]) for r in out["references"]} == {
+        assert {(r["path"], r["line"]) for r in flat_references(out)} == {
             ("main.go", 2),
             ("main.go", 4),
             ("other.go", 2),

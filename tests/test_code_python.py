@@ -23,7 +23,7 @@ from mcp_server_ide.server import build_server
 from mcp_server_ide.workspace import Workspace
 
 from .support.codeprojects import USERS, python_project
-from .support.results import payload
+from .support.results import flat_references, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -91,9 +91,14 @@ async def test_symbols_of_a_module_match_the_code(py: Shared) -> None:
     names = [(s["name"], s["kind"]) for s in out["symbols"]]
     assert names == [("TAX_RATE", "Constant"), ("compute_total", "Function"), ("Basket", "Class")]
     fn = out["symbols"][1]
-    assert fn["range"] == {"startLine": 7, "startCharacter": 0, "endLine": 10, "endCharacter": 46}
-    assert fn["detail"] == "(items: list[float], discount: float = 0.0) -> float"
-    assert fn["text"] == "compute_total"
+    assert fn == {
+        "name": "compute_total",
+        "kind": "Function",
+        "line": 7,
+        "character": 4,
+        "endLine": 10,
+        "detail": "(items: list[float], discount: float = 0.0) -> float",
+    }
     methods = [(c["name"], c["kind"]) for c in out["symbols"][2]["children"]]
     assert methods == [("__init__", "Method"), ("add", "Method"), ("total", "Method")]
 
@@ -101,14 +106,14 @@ async def test_symbols_of_a_module_match_the_code(py: Shared) -> None:
 async def test_references_across_the_workspace_match_grep(py: Shared) -> None:
     out = await py.call("find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
     assert "partial" not in out, out
-    found = {(r["path"], r["line"], r["character"]) for r in out["references"]}
+    found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
     expected = grep_uses(py.root, "compute_total")
     assert found == expected
-    files = {r["path"] for r in out["references"]}
+    files = {r["path"] for r in flat_references(out)}
     assert len([f for f in files if f.startswith("pkg/user_")]) == USERS
-    declarations = [r for r in out["references"] if r.get("isDeclaration")]
+    declarations = [r for r in flat_references(out) if r.get("isDeclaration")]
     assert [(d["path"], d["line"], d["character"]) for d in declarations] == [("pkg/core.py", 7, 4)]
-    assert out["references"][0]["isDeclaration"] is True
+    assert flat_references(out)[0]["isDeclaration"] is True
     assert out["symbol"] == "compute_total"
 
 
@@ -118,7 +123,7 @@ async def test_a_position_off_the_identifier_snaps_to_it(py: Shared) -> None:
     before = await py.call("find_references", {"pathInProject": "pkg/user_03.py", "line": 5, "character": 10})
     after = await py.call("find_references", {"pathInProject": "pkg/user_03.py", "line": 5, "character": 24})
     assert before["symbol"] == after["symbol"] == "compute_total"
-    assert len(before["references"]) == len(grep_uses(py.root, "compute_total"))
+    assert len(flat_references(before)) == len(grep_uses(py.root, "compute_total"))
     defs = await py.call("go_to_definition", {"pathInProject": "pkg/user_03.py", "line": 5, "character": 12})
     assert defs["definitions"][0]["path"] == "pkg/core.py"
     assert defs["definitions"][0]["line"] == 7
@@ -157,7 +162,7 @@ async def test_rename_preview_changes_nothing_then_rename_changes_every_use(py: 
     assert value == "4.2 2.4"
     # Answers follow the change at once (the server was sent didChange for every written file).
     refs = await py.call("find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
-    assert {(r["path"], r["line"], r["character"]) for r in refs["references"]} == renamed
+    assert {(r["path"], r["line"], r["character"]) for r in flat_references(refs)} == renamed
     # Rename back, so other tests see the original project.
     await py.call("refactor_code_at_location", {**args, "options": {"newName": "compute_total"}})
     assert snapshot(py.root) == before
@@ -169,7 +174,7 @@ async def test_edits_made_through_the_file_tools_reach_the_server(py: Shared) ->
     try:
         out = await py.call("find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
         assert ("pkg/late_user.py", 2, 8) in {
-            (r["path"], r["line"], r["character"]) for r in out["references"]
+            (r["path"], r["line"], r["character"]) for r in flat_references(out)
         }
         await py.call(
             "rewrite_file_content",
@@ -180,7 +185,7 @@ async def test_edits_made_through_the_file_tools_reach_the_server(py: Shared) ->
             },
         )
         out = await py.call("find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6})
-        assert "pkg/late_user.py" not in {r["path"] for r in out["references"]}
+        assert "pkg/late_user.py" not in {r["path"] for r in flat_references(out)}
     finally:
         (py.root / "pkg/late_user.py").unlink()
 
@@ -355,14 +360,21 @@ async def test_format_file_with_ruff_and_the_engine_function(py: Shared) -> None
         path.unlink()
 
 
-async def test_results_have_the_seed_shape_as_json(py: Shared) -> None:
+async def test_references_are_grouped_by_file_in_the_json_text(py: Shared) -> None:
     async with Client(py.server) as client:
         result = await client.call_tool(
             "find_references", {"pathInProject": "pkg/core.py", "line": 7, "character": 6}
         )
     data = json.loads(result.content[0].text)
+    assert data["symbol"] == "compute_total"
     first = data["references"][0]
-    assert set(first) >= {"path", "line", "character", "endLine", "endCharacter"}
+    assert first["path"] == "pkg/core.py" and set(first) == {"path", "locations"}
+    assert first["locations"][0] == {"line": 7, "character": 4, "isDeclaration": True}
+    paths = [group["path"] for group in data["references"]]
+    assert len(paths) == len(set(paths))  # each file once
+    assert all(
+        set(at) == {"line", "character"} for group in data["references"][1:] for at in group["locations"]
+    )
 
 
 async def test_symbols_are_enriched_by_the_running_server(py: Shared) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from .support.codeprojects import rich_source
-from .support.results import payload
+from .support.results import flat_references, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +55,7 @@ async def test_references_and_rename_on_rich(mcp: Any, tmp_path: Path) -> None:
         assert not result.is_error, result.content[0].text
         out = payload(result)
         assert "partial" not in out
-        found = {(r["path"], r["line"], r["character"]) for r in out["references"]}
+        found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
         assert found == expected
         result = await client.call_tool(
             "refactor_code_at_location",

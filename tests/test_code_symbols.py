@@ -46,8 +46,8 @@ def ts_outline(symbols: list[dict[str, Any]]) -> list[tuple[str, str, int, int, 
             (
                 s["name"],
                 kind,
-                s["range"]["startLine"],
-                s["range"]["endLine"],
+                s.get("startLine", s["line"]),
+                s.get("endLine", s["line"]),
                 ts_outline(s.get("children", [])),
             )
         )
@@ -82,7 +82,13 @@ async def test_symbol_shape_for_a_seed_example(mcp: Any, ws_path: Path) -> None:
     (ws_path / "src/utils").mkdir(parents=True)
     (ws_path / "src/utils/helper.js").write_text("function helper() {\n  return 'Hello';\n}\n")
     async with mcp(ws_path) as client:
-        result = await client.call_tool("get_symbols_in_file", {"pathInProject": "src/utils/helper.js"})
+        compact = await client.call_tool("get_symbols_in_file", {"pathInProject": "src/utils/helper.js"})
+        result = await client.call_tool(
+            "get_symbols_in_file", {"pathInProject": "src/utils/helper.js", "ranges": True}
+        )
+    assert payload(compact)["symbols"] == [
+        {"name": "helper", "kind": "Function", "line": 0, "character": 9, "endLine": 2, "detail": "()"}
+    ]
     symbol = payload(result)["symbols"][0]
     assert {k: symbol[k] for k in ("name", "kind", "range", "text")} == {
         "name": "helper",

@@ -30,7 +30,7 @@ from .support.codeprojects import (
     typescript_project,
     typescript_tools,
 )
-from .support.results import payload
+from .support.results import flat_references, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -95,7 +95,7 @@ async def test_symbols_match_the_code(ts: Shared) -> None:
     top = [(s["name"], s["kind"]) for s in out["symbols"]]
     assert top == [("formatPrice", "Function"), ("Cart", "Class")]
     assert out["symbols"][0]["detail"] == "(cents: number, currency: string = 'EUR'): string"
-    assert out["symbols"][0]["range"]["startLine"] == 0 and out["symbols"][0]["range"]["endLine"] == 4
+    assert out["symbols"][0]["line"] == 0 and out["symbols"][0]["endLine"] == 4
     members = [(c["name"], c["kind"]) for c in out["symbols"][1]["children"]]
     assert members == [("items", "Property"), ("add", "Method"), ("total", "Method")]
 
@@ -103,10 +103,10 @@ async def test_symbols_match_the_code(ts: Shared) -> None:
 async def test_references_in_ten_files_match_grep(ts: Shared) -> None:
     out = await ts.call("find_references", {"pathInProject": "src/util.ts", "line": 0, "character": 18})
     assert "partial" not in out, out
-    found = {(r["path"], r["line"], r["character"]) for r in out["references"]}
+    found = {(r["path"], r["line"], r["character"]) for r in flat_references(out)}
     assert found == grep_uses(ts.root, "formatPrice")
-    assert len({r["path"] for r in out["references"] if r["path"].startswith("src/user")}) == USERS
-    assert [(r["path"], r["line"]) for r in out["references"] if r.get("isDeclaration")] == [
+    assert len({r["path"] for r in flat_references(out) if r["path"].startswith("src/user")}) == USERS
+    assert [(r["path"], r["line"]) for r in flat_references(out) if r.get("isDeclaration")] == [
         ("src/util.ts", 0)
     ]
 
@@ -229,7 +229,7 @@ async def test_plain_js_without_jsconfig_renames_and_finds_references_in_every_f
         "find_references", {"pathInProject": "src/utils/helper.js", "line": 0, "character": 12}
     )
     assert "partial" not in refs, refs
-    found = {(r["path"], r["line"], r["character"]) for r in refs["references"]}
+    found = {(r["path"], r["line"], r["character"]) for r in flat_references(refs)}
     assert {("src/utils/helper.js", 0, 9), ("src/utils/helper.js", 4, 19), ("src/index.js", 0, 8)} <= found
     assert ("src/index.js", 3, 4) in found
     done = await js.call("refactor_code_at_location", RENAME)

@@ -26,9 +26,10 @@ async def test_read_returns_seed_fields_and_hash(mcp, ws_path: Path) -> None:
     assert not result.is_error, _text(result)
     data = payload(result)
     assert data["content"] == "function helper() { return 'Hello'; }\n"
-    assert data["path"] == str(ws_path / "src/utils/helper.js")
     assert data["relativePath"] == os.path.join("src", "utils", "helper.js")
-    assert len(data["hash"]) == 64 and data["totalLines"] == 1 and data["lineEnding"] == "LF"
+    assert len(data["hash"]) == 64 and data["totalLines"] == 1
+    # On MCP no absolute path beside the relative one, no default encoding or line ending (REST has them).
+    assert not {"path", "encoding", "lineEnding"} & set(data)
 
 
 async def test_rewrite_keeps_crlf_bom_and_mode(mcp, ws_path: Path) -> None:
@@ -42,7 +43,7 @@ async def test_rewrite_keeps_crlf_bom_and_mode(mcp, ws_path: Path) -> None:
     assert not result.is_error, _text(result)
     assert target.read_bytes() == b"\xef\xbb\xbfalpha\r\nbeta\r\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o755
-    assert payload(result)["created"] is False
+    assert "created" not in payload(result)  # created: false is the default, left out
     assert payload(result)["size"] == len(target.read_bytes())
 
 
@@ -92,7 +93,7 @@ async def test_create_refuses_existing_file(mcp, ws_path: Path) -> None:
     assert result.is_error and "already exists" in _text(result)
     assert (ws_path / "exists.txt").read_text() == "keep"
     assert not created.is_error and (ws_path / "src/n.js").read_text() == "n\n"
-    assert set(payload(created)) >= {"path", "relativePath", "operationTimeMs"}
+    assert set(payload(created)) == {"relativePath", "size", "hash"}  # no absolute path, no timing
 
 
 async def test_list_folder_shows_folders_first_and_hides_temp_files(mcp, ws_path: Path) -> None:

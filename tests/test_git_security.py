@@ -26,7 +26,7 @@ import pytest
 from mcp_server_ide.engines.git import core as git_core
 from mcp_server_ide.workspace import Policy
 
-from .support.gitrepo import Git, fails, init_repo, isolated_git, ok
+from .support.gitrepo import Git, fails, init_repo, isolated_git, ok, paths
 
 pytestmark = pytest.mark.anyio
 
@@ -178,7 +178,7 @@ async def test_pathspecs_are_literal_and_file_lists_stay_inside(
         )
         # A message that looks like an option is a message.
         done = await ok(client, "commit_changes", message="--amend", files=["new.txt"])
-        assert done["files"] == ["new.txt"]
+        assert paths(done) == ["new.txt"]
     assert repo("rev-parse", "HEAD~1").strip() == head  # a new commit, not an amended one
     assert repo("log", "-1", "--format=%s").strip() == "--amend"
     assert sorted(repo("diff", "--name-only").split()) == [
@@ -282,7 +282,7 @@ async def test_planted_config_never_runs_on_reads(
     clear(planted)
     async with mcp(ws_path) as client:
         status = await ok(client, "get_project_vcs_status")
-        assert {"pathInProject": "a.txt", "type": "MODIFICATION", "staged": False, "unstaged": True} in status
+        assert {"pathInProject": "a.txt", "type": "MODIFICATION", "unstaged": True} in status
         diff = await ok(client, "get_file_diff", pathInProject="a.txt")
         assert "-a2" in diff and "+dirty" in diff  # a plain git diff, no driver output
         await ok(client, "get_file_diff", pathInProject="a.txt", commit1="HEAD~2", commit2="HEAD")
@@ -494,7 +494,7 @@ async def test_core_worktree_and_inherited_git_variables_are_ignored(
         assert [e["pathInProject"] for e in status] == ["a.txt"]
         assert "+mine" in await ok(client, "get_file_diff", pathInProject="a.txt")
         done = await ok(client, "commit_changes", message="mine", files=["a.txt"])
-        assert done["files"] == ["a.txt"]
+        assert paths(done) == ["a.txt"]
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_COUNT"):
         monkeypatch.delenv(name)
     assert repo("log", "-1", "--format=%s").strip() == "mine"

@@ -58,7 +58,7 @@ async def test_seed_example_shape(mcp: Any, project: Path) -> None:
             os.path.join("test", "helper.test.js"),
         ]
         first = page["result"][0]
-        assert first["absolutePath"] == str(project / "src" / "utils" / "helper.js")
+        assert "absolutePath" not in first  # `path` says it; the REST door keeps the seed's field
         assert first["matchCount"] == 1
         assert first["matches"] == [{"line": 2, "column": 1, "preview": "function helper() { return 1; }"}]
         # Leading indentation is trimmed from the preview; the column stays the real one.
@@ -313,13 +313,10 @@ async def test_find_files_by_name_seed_shape_and_ranking(mcp: Any, project: Path
             os.path.join("src", "my_helper.py"),
         ]
         by_path = {h["path"]: h for h in page["result"]}
+        # On MCP the path alone: name, folder and absolute path are in it (the REST door keeps them).
         assert by_path[os.path.join("src", "utils", "helper.js")] == {
-            "path": os.path.join("src", "utils", "helper.js"),
-            "name": "helper.js",
-            "directory": os.path.join("src", "utils"),
-            "absolutePath": str(project / "src" / "utils" / "helper.js"),
+            "path": os.path.join("src", "utils", "helper.js")
         }
-        assert by_path["helper.js"]["directory"] == "."
         page = await call(
             client, "find_files_by_name_substring", {"nameSubstring": "Helper", "caseSensitive": True}
         )
@@ -389,6 +386,7 @@ async def test_rest_door_carries_page_fields(http_server: Any, project: Path) ->
     assert response.status_code == 200, body
     assert body["error"] is None
     assert [h["path"] for h in body["status"]] == [os.path.join("src", "utils", "helper.js")]
+    assert body["status"][0]["absolutePath"] == str(project / "src" / "utils" / "helper.js")  # the seed's
     assert (body["total"], body["truncated"], body["nextOffset"]) == (2, True, 1)
     response = httpx.post(
         server.url + "/mcp/find_files_by_name_substring",
@@ -401,6 +399,7 @@ async def test_rest_door_carries_page_fields(http_server: Any, project: Path) ->
     )
     body = response.json()
     assert body["error"] is None and body["status"][0]["name"] == "helper.js"
+    assert set(body["status"][0]) == {"path", "name", "directory", "absolutePath"}  # the seed's shape
 
 
 async def test_ignore_files_above_the_workspace_do_not_hide_it(mcp: Any, tmp_path: Path) -> None:

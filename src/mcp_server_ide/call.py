@@ -10,14 +10,17 @@ of these (the REST door has no channel back) gives a reporter that does nothing,
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from .workspace import Workspace
+
+
+_T = TypeVar("_T")
 
 
 class Reporter(Protocol):
@@ -74,6 +77,26 @@ def current() -> Call:
 
 def current_or_none() -> Call | None:
     return _CURRENT.get()
+
+
+SEED_SHAPE_DOORS = frozenset({"rest"})
+"""Doors whose callers expect the seed's example result shapes in full (field for field, as seed 000
+shows them). Every other door (MCP, the CLI) gets the compact shapes: no field equal to its default,
+no data twice, no absolute path beside the relative one unless asked."""
+
+
+def seed_shapes() -> bool:
+    """Whether the running call answers in the seed's full example shapes (the REST door) rather than the
+    compact ones. The one rule tools and engines consult for it; with no call running (an engine used
+    directly), the full shape."""
+    call = _CURRENT.get()
+    return call is None or call.door in SEED_SHAPE_DOORS
+
+
+def shaped(full: _T, compact: Callable[[_T], _T]) -> _T:
+    """``full`` (the seed's shape) on a seed-shape door, else ``compact(full)``: how a tool whose MCP answer
+    is leaner than the seed's says so, without a test of the door of its own."""
+    return full if seed_shapes() else compact(full)
 
 
 @contextmanager

@@ -99,3 +99,8 @@ async def fails(client: Any, tool: str, **arguments: Any) -> str:
     text = result.content[0].text if result.content else ""
     assert result.is_error, f"{tool}({arguments}) should have failed, got {text[:500]}"
     return text
+
+
+def paths(commit: dict[str, Any]) -> list[str]:
+    """The paths a commit changed, from the ``fileChanges`` of get_commit_details or commit_changes."""
+    return [change["path"] for change in commit["fileChanges"]]

@@ -16,6 +16,12 @@ def payload(result: Any) -> Any:
     return json.loads(result.content[0].text)
 
 
+def flat_references(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """find_references' compact answer (references grouped by file) as one list of locations, each with
+    its ``path``, in the answer's order."""
+    return [{"path": group["path"], **at} for group in found["references"] for at in group["locations"]]
+
+
 def page(result: Any) -> dict[str, Any]:
     """A paged tool's answer as ``{"result": items, "total", "truncated", "nextOffset", "note"?}``,
     whether it came as the bare array (nothing more to fetch) or as the object with the page facts."""

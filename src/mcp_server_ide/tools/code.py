@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, seed_shapes, shaped
 from ..engines import sandbox
 from ..registry import tool
 
@@ -27,20 +27,21 @@ Character = Annotated[
 ]
 
 
-class Range(TypedDict):
-    startLine: int
-    startCharacter: int
-    endLine: int
-    endCharacter: int
-
-
+# One symbol: compact (``line``, ``character``, ``endLine?``, ``startLine?``) or, with ``ranges`` and
+# on the REST door, the seed's shape (``range``, ``selectionRange``, ``text``, ``detail``).
 class SymbolInfo(TypedDict):
     name: str
     kind: str
-    range: Range
-    text: str
-    detail: str
-    selectionRange: NotRequired[Range]
+    line: NotRequired[int]
+    character: NotRequired[int]
+    endLine: NotRequired[int]
+    startLine: NotRequired[int]
+    range: NotRequired[dict[str, int]]
+    """With `ranges`: {startLine, startCharacter, endLine, endCharacter}."""
+    selectionRange: NotRequired[dict[str, int]]
+    """With `ranges`: the name's range."""
+    text: NotRequired[str]
+    detail: NotRequired[str]
     children: NotRequired[list[SymbolInfo]]
 
 
@@ -49,12 +50,23 @@ class SymbolsResult(TypedDict):
     enrichedBy: NotRequired[str]
 
 
-class Reference(TypedDict):
-    path: str
+class Location(TypedDict):
     line: int
     character: int
-    endLine: int
-    endCharacter: int
+    isDeclaration: NotRequired[bool]
+    endLine: NotRequired[int]
+    endCharacter: NotRequired[int]
+
+
+# One file's references (compact: ``path`` and its ``locations``) or, on the REST door, one reference
+# in the seed's shape (``path, line, character, endLine, endCharacter``).
+class Reference(TypedDict):
+    path: str
+    locations: NotRequired[list[Location]]
+    line: NotRequired[int]
+    character: NotRequired[int]
+    endLine: NotRequired[int]
+    endCharacter: NotRequired[int]
     isDeclaration: NotRequired[bool]
 
 
@@ -149,13 +161,20 @@ class FormatResult(TypedDict):
     example={"pathInProject": "src/utils/helper.js"},
     errors=("not found", "no grammar for the file type", "outside the workspace"),
 )
-def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
+def get_symbols_in_file(
+    pathInProject: PathInProject,
+    ranges: Annotated[
+        bool, Field(description="Give each symbol's full LSP `range`, `selectionRange` and `text`.")
+    ] = False,
+) -> SymbolsResult:
     """Outline of a file: its classes, functions, methods, fields... nested, with kinds and signatures.
-    tree-sitter (most languages), refined by a running language server."""
+    tree-sitter (most languages), refined by a running language server. Each symbol is `{name, kind, line,
+    character, endLine?, startLine?, detail?, children?}`, 0-based at its name (as find_references takes it)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
-    return code.symbols(ws, sandbox.resolve(ws, pathInProject))  # type: ignore[return-value]
+    full = ranges or seed_shapes()
+    return code.symbols(ws, sandbox.resolve(ws, pathInProject), ranges=full)  # type: ignore[return-value]
 
 
 @tool(
@@ -167,11 +186,13 @@ def get_symbols_in_file(pathInProject: PathInProject) -> SymbolsResult:
 )
 def find_references(pathInProject: PathInProject, line: Line, character: Character) -> ReferencesResult:
     """Every reference to the symbol at a 0-based position, workspace-wide, from the language server
-    (basedpyright, tsserver...); `partial` with a `reason` when it may miss some (e.g. over 5,000 JS/TS files without a tsconfig)."""
+    (basedpyright, tsserver...), grouped by file: `{path, locations: [{line, character, isDeclaration?}]}`;
+    `partial` with a `reason` when it may miss some (e.g. over 5,000 JS/TS files without a tsconfig)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
-    return code.references(ws, sandbox.resolve(ws, pathInProject), line, character)  # type: ignore[return-value]
+    found = code.references(ws, sandbox.resolve(ws, pathInProject), line, character)
+    return shaped(found, code.grouped_references)  # type: ignore[return-value]
 
 
 @tool(

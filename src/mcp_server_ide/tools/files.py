@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, shaped
 from ..engines import edits, reads, sandbox, textio
 from ..registry import ToolFailure, tool
+from .lean import without
 
 PathInProject = Annotated[
     str,
@@ -24,9 +25,11 @@ ExpectedHash = Annotated[
 ]
 
 
+# On MCP no absolute `path` (`relativePath` says it), `encoding` only when not utf-8 and
+# `lineEnding` only when not LF; the REST door gives every field.
 class FileText(TypedDict):
     content: str
-    path: str
+    path: NotRequired[str]
     relativePath: str
     hash: NotRequired[str]
     encoding: NotRequired[str]
@@ -34,10 +37,11 @@ class FileText(TypedDict):
     totalLines: NotRequired[int]
 
 
+# On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields.
 class WriteResult(TypedDict):
-    path: str
+    path: NotRequired[str]
     relativePath: str
-    operationTimeMs: int
+    operationTimeMs: NotRequired[int]
     size: NotRequired[int]
     hash: NotRequired[str]
     created: NotRequired[bool]
@@ -50,16 +54,25 @@ class FolderEntry(TypedDict):
     size: NotRequired[int]
 
 
+# On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields.
 class ReplaceResult(TypedDict):
-    path: str
+    path: NotRequired[str]
     replacements: int
-    operationTimeMs: int
+    operationTimeMs: NotRequired[int]
     relativePath: NotRequired[str]
     hash: NotRequired[str]
 
 
 def _ms(start: float) -> int:
     return int((time.perf_counter() - start) * 1000)
+
+
+def _lean_write(result: Any) -> Any:
+    return without(result, "path", "operationTimeMs", created=False)
+
+
+def _lean_text(result: FileText) -> FileText:
+    return without(result, "path", encoding="utf-8", lineEnding="LF")
 
 
 def _line_ending(tf: textio.TextFile) -> str:
@@ -78,7 +91,7 @@ def _written(
     )
     if created is not None:
         result["created"] = created
-    return result
+    return shaped(result, _lean_write)
 
 
 INLINE_READ_BYTES = 256 * 1024
@@ -119,7 +132,7 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
     resolved = sandbox.resolve(ws, pathInProject)
     tf = textio.read_text(resolved)
     reads.note_read(ws, resolved.rel)
-    return FileText(
+    text = FileText(
         content=tf.text,
         path=str(resolved.path),
         relativePath=resolved.display_rel,
@@ -128,6 +141,7 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
         lineEnding=_line_ending(tf),
         totalLines=tf.line_count,
     )
+    return shaped(text, _lean_text)
 
 
 @tool(
@@ -365,10 +379,11 @@ def replace_specific_text(
         return text
 
     _, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
-    return ReplaceResult(
+    done = ReplaceResult(
         path=str(resolved.path),
         replacements=count,
         operationTimeMs=_ms(start),
         relativePath=resolved.display_rel,
         hash=textio.content_hash(data),
     )
+    return shaped(done, _lean_write)

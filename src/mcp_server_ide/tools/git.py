@@ -7,16 +7,17 @@ and shapes the seed's result. Paths in results are relative to the workspace roo
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, Literal, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
 import anyio
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, seed_shapes, shaped
 from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
+from .lean import without
 
 if TYPE_CHECKING:
     from ..engines import git as engine
@@ -34,10 +35,10 @@ PathInProject = Annotated[
 class VcsChange(TypedDict):
     pathInProject: str
     type: ChangeType
-    staged: bool
-    """The change (or part of it) is in the index."""
-    unstaged: bool
-    """The working tree differs from the index (always true for UNTRACKED and CONFLICT)."""
+    staged: NotRequired[bool]
+    """The change (or part of it) is in the index (on MCP: only when true)."""
+    unstaged: NotRequired[bool]
+    """The working tree differs from the index (always true for UNTRACKED and CONFLICT; on MCP: only when true)."""
     oldPathInProject: NotRequired[str]
 
 
@@ -52,9 +53,11 @@ class HistoryEntry(TypedDict):
     message: str
     author: str
     date: str
-    authorEmail: str
+    authorEmail: NotRequired[str]
+    """On the REST door only."""
     path: NotRequired[str]
-    """A file's history: the file's path in this commit (its earlier name, before a rename)."""
+    """A file's history: the file's path in this commit (its earlier name, before a rename); on MCP only
+    where it differs from the path asked for."""
 
 
 class BranchInfo(TypedDict):
@@ -79,10 +82,13 @@ class CommitDetails(TypedDict):
     message: str
     author: str
     date: str
-    files: list[str]
+    files: NotRequired[list[str]]
+    """The seed's list of paths (REST door); on MCP the paths are in ``fileChanges`` only."""
     authorEmail: str
-    committer: str
-    committerDate: str
+    committer: NotRequired[str]
+    """On MCP only when not the author."""
+    committerDate: NotRequired[str]
+    """On MCP only when not the author's date."""
     parents: list[str]
     fileChanges: list[FileChange]
 
@@ -91,9 +97,11 @@ class CommitResult(TypedDict):
     success: bool
     commitHash: str
     branch: str | None
-    files: list[str]
+    files: NotRequired[list[str]]
+    """The seed's list of paths (REST door); on MCP the paths are in ``fileChanges`` only."""
     fileChanges: list[FileChange]
-    hooksEnabled: bool
+    hooksEnabled: NotRequired[bool]
+    """On MCP only when false (the repository's hooks did not run)."""
 
 
 class PullResult(TypedDict):
@@ -150,6 +158,22 @@ def _untrusted() -> bool:
     return not policy.trusted or policy.hosted
 
 
+def _lean_status(changes: list[VcsChange]) -> list[VcsChange]:
+    return [without(c, staged=False, unstaged=False) for c in changes]
+
+
+def _lean_commit(details: Any) -> Any:
+    """A commit's details or a new commit's result, less what MCP need not repeat: ``files`` (the paths are
+    in ``fileChanges``), a committer who is the author, ``hooksEnabled: true``."""
+    return without(
+        details,
+        "files",
+        committer=details.get("author"),
+        committerDate=details.get("date"),
+        hooksEnabled=True,
+    )
+
+
 @tool(
     "git",
     title="VCS status",
@@ -160,7 +184,7 @@ def _untrusted() -> bool:
 def get_project_vcs_status() -> list[VcsChange]:
     """Files changed against HEAD (git status), each with its change type and whether it is staged; empty when
     clean."""
-    return [_vcs(e) for e in _repo().status()]
+    return shaped([_vcs(e) for e in _repo().status()], _lean_status)
 
 
 @tool(
@@ -205,12 +229,13 @@ def get_file_history(
             f"not found: {pathInProject!r} does not exist and has no history in this repository",
             kind="not_found",
         )
+    full = seed_shapes()
     entries = []
     for c in commits:
-        entry = HistoryEntry(
-            hash=c.hash, message=c.message, author=c.author, date=c.date, authorEmail=c.author_email
-        )
-        if c.path is not None:
+        entry = HistoryEntry(hash=c.hash, message=c.message, author=c.author, date=c.date)
+        if full:
+            entry["authorEmail"] = c.author_email
+        if c.path is not None and (full or c.path != path):
             entry["path"] = c.path.replace("/", os.sep)
         entries.append(entry)
     return entries
@@ -282,6 +307,10 @@ def get_commit_details(
 ) -> CommitDetails:
     """One commit: message, author, date, parents and the files it changed."""
     c = _repo().commit_details(commitHash)
+    return shaped(_commit_details(c), _lean_commit)
+
+
+def _commit_details(c: Any) -> CommitDetails:
     return CommitDetails(
         hash=c.hash,
         message=c.message,
@@ -328,7 +357,7 @@ async def commit_changes(
             rule="committing in an untrusted workspace needs the person's confirmation",
         )
     result = await anyio.to_thread.run_sync(repo.commit, message, paths)
-    return CommitResult(
+    done = CommitResult(
         success=True,
         commitHash=result.hash,
         branch=result.branch,
@@ -336,6 +365,7 @@ async def commit_changes(
         fileChanges=[_change(e) for e in result.files],
         hooksEnabled=result.hooks_enabled,
     )
+    return shaped(done, _lean_commit)
 
 
 @tool(

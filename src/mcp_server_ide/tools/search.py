@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, shaped
 from ..engines import search
 from ..registry import PagedList, ToolFailure, tool
 from ..workspace import Workspace
+from .lean import without
 
 MAX_PAGE = 1000
 PREVIEW_CHARS = 160
@@ -49,18 +50,21 @@ class MatchLine(TypedDict):
 
 class ContentHit(TypedDict):
     path: str
-    absolutePath: str
+    absolutePath: NotRequired[str]
+    """The REST door only (the seed's field); on MCP `path` says it."""
     matchCount: int
     """How many lines of this file match."""
     matches: list[MatchLine]
     """The first matching lines (maxMatchesPerFile of them)."""
 
 
+# On MCP only `path` (the name and folder are in it); the REST door adds the seed's `name`,
+# `directory` and `absolutePath`.
 class FileHit(TypedDict):
     path: str
-    name: str
-    directory: str
-    absolutePath: str
+    name: NotRequired[str]
+    directory: NotRequired[str]
+    absolutePath: NotRequired[str]
 
 
 @tool(
@@ -110,6 +114,7 @@ def search_in_files_content(
         )
         for rel, root, f in page
     ]
+    hits = shaped(hits, _without_absolute)
     return _paged(hits, len(found), offset, complete, reason)
 
 
@@ -169,7 +174,7 @@ def find_files_by_name_substring(
                 path=_host(full), name=name, directory=_host(directory), absolutePath=_absolute(root, rel)
             )
         )
-    return _paged(hits, len(ranked), offset, complete, reason)
+    return _paged(shaped(hits, _paths_only), len(ranked), offset, complete, reason)
 
 
 def _paged(items: list, total: int, offset: int, complete: bool, reason: str | None) -> PagedList:
@@ -199,6 +204,14 @@ def _globs(value: str | list[str] | None) -> tuple[str, ...]:
         if "\x00" in glob:
             raise ToolFailure("invalid glob: it contains a NUL byte")
     return globs
+
+
+def _without_absolute(hits: list[ContentHit]) -> list[ContentHit]:
+    return [without(h, "absolutePath") for h in hits]
+
+
+def _paths_only(hits: list[FileHit]) -> list[FileHit]:
+    return [FileHit(path=h["path"]) for h in hits]
 
 
 def _host(rel: str) -> str:

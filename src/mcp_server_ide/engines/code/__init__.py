@@ -12,7 +12,8 @@ rather than applied from a partial view.
 
 - :mod:`.query`: the steps every query shares (the file, its server made ready, positions, partial marks).
 - :mod:`.outline`: ``symbols``, the tree-sitter outline refined by an idle server.
-- :mod:`.navigation`: ``references`` (text matches without a server) and ``definition``.
+- :mod:`.navigation`: ``references`` (text matches without a server; ``grouped_references``, the compact
+  shape) and ``definition``.
 - :mod:`.refactoring`: ``refactor``, which picks :mod:`.rename` or :mod:`.extract` and previews or applies.
 - :mod:`.rename`: the server's rename, rope for Python; the rule for a new name.
 - :mod:`.shorthand`: references and renames followed through ``module.exports = { name }`` to the importers.
@@ -25,7 +26,7 @@ rather than applied from a partial view.
 from __future__ import annotations
 
 from .formatting import format_file, format_plan
-from .navigation import definition, references
+from .navigation import definition, grouped_references, references
 from .outline import symbols
 from .problems import problems
 from .refactoring import refactor
@@ -34,6 +35,7 @@ __all__ = [
     "definition",
     "format_file",
     "format_plan",
+    "grouped_references",
     "problems",
     "refactor",
     "references",

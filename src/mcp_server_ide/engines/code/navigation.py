@@ -97,6 +97,24 @@ def references(ws: Workspace, resolved: sandbox.Resolved, line: int, character: 
     return partial(result, reason)
 
 
+def grouped_references(result: dict[str, Any]) -> dict[str, Any]:
+    """``references`` grouped by file, the compact shape: ``[{path, locations: [{line, character,
+    isDeclaration?, endLine?, endCharacter?}]}]`` in the same order. The end is left out where it is the
+    symbol's name on the same line (``character`` + the name's length), as it nearly always is."""
+    width = len(str(result.get("symbol", "")).encode("utf-16-le")) // 2
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for ref in result["references"]:
+        at: dict[str, Any] = {"line": ref["line"], "character": ref["character"]}
+        if ref.get("isDeclaration"):
+            at["isDeclaration"] = True
+        if ref["endLine"] != ref["line"] or ref["endCharacter"] != ref["character"] + width:
+            at["endLine"], at["endCharacter"] = ref["endLine"], ref["endCharacter"]
+        groups.setdefault(ref["path"], []).append(at)
+    out = dict(result)
+    out["references"] = [{"path": path, "locations": found} for path, found in groups.items()]
+    return out
+
+
 def _through_shorthands(
     ws: Workspace, server: LanguageServer, refs: list[lsp.Location]
 ) -> tuple[list[lsp.Location], str | None]:

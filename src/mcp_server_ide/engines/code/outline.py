@@ -18,8 +18,11 @@ from ..lsp import LanguageServers, uri_of
 from .query import need_file
 
 
-def symbols(ws: Workspace, resolved: sandbox.Resolved) -> dict[str, Any]:
-    """``{symbols, enrichedBy?}``: the nested outline of a file in any language tree-sitter knows."""
+def symbols(ws: Workspace, resolved: sandbox.Resolved, *, ranges: bool = True) -> dict[str, Any]:
+    """``{symbols, enrichedBy?}``: the nested outline of a file in any language tree-sitter knows.
+
+    ``ranges``: each symbol in the seed's shape, with its LSP ranges (:meth:`Symbol.to_seed`);
+    otherwise the compact outline of :func:`compact`."""
     need_file(resolved)
     lang = treesitter.language_for(resolved.path)
     if lang is None:
@@ -35,7 +38,33 @@ def symbols(ws: Workspace, resolved: sandbox.Resolved) -> dict[str, Any]:
     enriched_by = _enrich(ws, resolved, result["symbols"])
     if enriched_by:
         result["enrichedBy"] = enriched_by
+    if not ranges:
+        result["symbols"] = [compact(s) for s in result["symbols"]]
     return result
+
+
+def compact(symbol: dict[str, Any]) -> dict[str, Any]:
+    """A seed-shaped symbol as the compact outline gives it: ``{name, kind, line, character, endLine?,
+    startLine?, detail?, children?}``, all 0-based. ``line``/``character`` are where the name is (what
+    ``find_references`` and ``refactor_code_at_location`` take); ``endLine`` is the symbol's last line,
+    left out when that is ``line``; ``startLine`` only when the symbol starts on an earlier line than its
+    name (decorators, attributes); ``detail`` only when there is one."""
+    name_at, span = symbol["selectionRange"], symbol["range"]
+    out: dict[str, Any] = {
+        "name": symbol["name"],
+        "kind": symbol["kind"],
+        "line": name_at["startLine"],
+        "character": name_at["startCharacter"],
+    }
+    if span["endLine"] != name_at["startLine"]:
+        out["endLine"] = span["endLine"]
+    if span["startLine"] != name_at["startLine"]:
+        out["startLine"] = span["startLine"]
+    if symbol["detail"]:
+        out["detail"] = symbol["detail"]
+    if symbol.get("children"):
+        out["children"] = [compact(c) for c in symbol["children"]]
+    return out
 
 
 def _kind_name(kind: lsp.SymbolKind) -> str:

@@ -11,15 +11,16 @@ from __future__ import annotations
 import os
 import platform
 import time
-from typing import TYPE_CHECKING, Annotated, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired
 
 import anyio
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ...call import current
+from ...call import current, seed_shapes, shaped
 from ...lazy import LazyModule
 from ...registry import ToolFailure, tool
+from ..lean import without
 from .output import wait_until
 from .params import (
     DEFAULT_MAX_OUTPUT,
@@ -41,28 +42,34 @@ else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
 
+# On MCP `stdout`/`stderr` only when not empty, `timedOut`/`truncated` only when true, no `durationMs`;
+# the REST door gives every field.
 class CommandResult(TypedDict):
-    stdout: str
-    stderr: str
+    stdout: NotRequired[str]
+    stderr: NotRequired[str]
     exitCode: int | None
     """The exit status; negative when a signal ended the process (-9 killed, -15 terminated)."""
-    timedOut: bool
-    truncated: bool
-    durationMs: int
+    timedOut: NotRequired[bool]
+    truncated: NotRequired[bool]
+    durationMs: NotRequired[int]
 
 
 class OsCommandResult(TypedDict):
     osType: str
     command: str
     executed: bool
-    stdout: str
-    stderr: str
+    stdout: NotRequired[str]
+    stderr: NotRequired[str]
     exitCode: int | None
-    timedOut: bool
-    truncated: bool
-    durationMs: int
+    timedOut: NotRequired[bool]
+    truncated: NotRequired[bool]
+    durationMs: NotRequired[int]
     commandSource: str
     """Which parameter was run: windowsCommand, macCommand, unixCommand or command."""
+
+
+def _lean_run(result: Any) -> Any:
+    return without(result, "durationMs", stdout="", stderr="", timedOut=False, truncated=False)
 
 
 class TerminalExecuted(TypedDict):
@@ -93,7 +100,7 @@ class TerminalInfo(TypedDict):
 
 
 def _command_result(done: processes.Completed) -> CommandResult:
-    return CommandResult(
+    full = CommandResult(
         stdout=done.stdout,
         stderr=done.stderr,
         exitCode=done.exit_code,
@@ -101,6 +108,7 @@ def _command_result(done: processes.Completed) -> CommandResult:
         truncated=done.truncated,
         durationMs=done.duration_ms,
     )
+    return shaped(full, _lean_run)
 
 
 async def _run(
@@ -181,7 +189,9 @@ async def execute_terminal_command(
         text, _, nxt, _, _ = term.read(record.offset, max(0, min(end - record.offset, MAX_READ_BYTES)))
         result["finished"] = record.finished
         result["exitCode"] = record.exit_code
-        result["output"] = _drop_echo(text, command)
+        output = _drop_echo(text, command)
+        if output or seed_shapes():
+            result["output"] = output
         result["nextOffset"] = nxt
     return result
 
@@ -328,7 +338,7 @@ async def execute_os_specific_command(
     assert chosen is not None
     await confirm_command("Run this command", chosen)
     done = await _run(chosen, cwd, None, timeout, None)
-    return OsCommandResult(
+    full = OsCommandResult(
         osType=os_type,
         command=chosen,
         executed=True,
@@ -340,3 +350,4 @@ async def execute_os_specific_command(
         durationMs=done.duration_ms,
         commandSource=source,
     )
+    return shaped(full, _lean_run)

@@ -10,10 +10,11 @@ import anyio
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ...call import current
+from ...call import current, shaped
 from ...lazy import LazyModule
 from ...registry import ToolFailure, tool
-from .output import InputSent, OutputChunk, iso, wait_until
+from ..lean import without
+from .output import InputSent, OutputChunk, iso, lean_chunk, wait_until
 from .params import Command, Cwd, Env, MaxBytes, Offset, UntilPattern, WaitMs, until_pattern, wait_s
 from .trust import confirm_command
 
@@ -23,27 +24,31 @@ else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
 
+# A job. On MCP: `title` only when it is not the command, `exitCode` once it has one, `acceptsInput`
+# only when true, no `durationMs` (`startedAt`/`endedAt` say it).
 class JobInfo(TypedDict):
     jobId: str
-    title: str
+    title: NotRequired[str]
     command: str
     cwd: str
     state: str
     """running, exited, killed, timed_out or failed."""
-    exitCode: int | None
+    exitCode: NotRequired[int | None]
     startedAt: str
-    durationMs: int
+    durationMs: NotRequired[int]
     outputOffset: int
     """The end of its output so far."""
-    acceptsInput: bool
+    acceptsInput: NotRequired[bool]
     endedAt: NotRequired[str]
 
 
 class JobOutput(OutputChunk):
-    jobId: str
+    jobId: NotRequired[str]
+    """The REST door only (the caller named it)."""
     state: str
-    exitCode: int | None
-    durationMs: int
+    exitCode: NotRequired[int | None]
+    """Once the job has ended with one."""
+    durationMs: NotRequired[int]
     patternMatched: NotRequired[bool]
 
 
@@ -62,7 +67,11 @@ def _job_info(job: processes.Job) -> JobInfo:
     )
     if job.ended_at is not None:
         out["endedAt"] = iso(job.ended_at)
-    return out
+    return shaped(out, _lean_job)
+
+
+def _lean_job(info: JobInfo) -> JobInfo:
+    return without(info, "durationMs", title=info["command"], exitCode=None, acceptsInput=False)
 
 
 def _jobs() -> processes.Jobs:
@@ -139,7 +148,7 @@ async def get_job_output(
     )
     if matched is not None:
         out["patternMatched"] = matched
-    return out
+    return shaped(out, lean_chunk(offset, "jobId"))
 
 
 @tool(

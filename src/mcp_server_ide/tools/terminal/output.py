@@ -8,13 +8,14 @@ import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, NotRequired
+from typing import TYPE_CHECKING, Any, NotRequired
 
 import anyio
 from typing_extensions import TypedDict
 
 from ...call import current
 from ...lazy import LazyModule
+from ..lean import without
 
 if TYPE_CHECKING:
     from ...engines import processes
@@ -22,16 +23,26 @@ else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
 
+# Output read from an offset. On MCP each field is left out at its default: `output` when empty,
+# `offset` when it is the offset asked for, `skippedBytes` 0, `hasMore` false.
 class OutputChunk(TypedDict):
-    output: str
-    offset: int
+    output: NotRequired[str]
+    offset: NotRequired[int]
     """Where `output` starts (later than the offset asked for when older output was dropped)."""
     nextOffset: int
     """Pass this as offset next time to read only what is new."""
-    skippedBytes: int
+    skippedBytes: NotRequired[int]
     """Bytes between the offset asked for and `offset` that are no longer kept."""
-    hasMore: bool
+    hasMore: NotRequired[bool]
     """More output is already there past nextOffset (maxBytes was reached)."""
+
+
+def lean_chunk(asked: int, *echoed: str) -> Callable[[Any], Any]:
+    """The compact form of an output chunk read from offset ``asked``: no field at its default, no
+    ``echoed`` parameter (the id the caller named), no duration."""
+    return lambda chunk: without(
+        chunk, *echoed, "durationMs", output="", offset=asked, skippedBytes=0, hasMore=False, exitCode=None
+    )
 
 
 class InputSent(TypedDict):

@@ -12,10 +12,10 @@ import anyio
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ...call import current
+from ...call import current, shaped
 from ...lazy import LazyModule
 from ...registry import ToolFailure, tool
-from .output import InputSent, OutputChunk, iso, wait_until
+from .output import InputSent, OutputChunk, iso, lean_chunk, wait_until
 from .params import Cwd, MaxBytes, Offset, UntilPattern, WaitMs, until_pattern, wait_s
 from .trust import confirm_command
 
@@ -43,7 +43,8 @@ class TerminalSession(TypedDict):
 
 
 class TerminalOutput(OutputChunk):
-    terminalId: str
+    terminalId: NotRequired[str]
+    """The REST door only (the caller named it)."""
     state: str
     busy: bool
     lastExitCode: NotRequired[int | None]
@@ -122,7 +123,7 @@ async def read_terminal_output(
         out["lastExitCode"] = finished[-1].exit_code
     if matched is not None:
         out["patternMatched"] = matched
-    return out
+    return shaped(out, lean_chunk(offset, "terminalId"))
 
 
 Key = Literal[
