@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from common import interleave, params, process_op
+from common import answer, interleave, params, process_op
 
 TARGET = 1.2
 
@@ -86,7 +86,7 @@ async def measure(root: Path, rounds: int) -> dict[str, list[float]]:
             await process_op(cli, root)
 
         first = await tool({})  # warm: imports, the first run
-        found = first.structured_content or {}
+        found = answer(first)
         print(f"first answer: { ({k: found.get(k) for k in ('counts', 'bySource', 'ran')}) }", flush=True)
 
         async def all_sources() -> Any:

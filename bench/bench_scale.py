@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from common import interleave, ms, params, process_op, timed
+from common import answer, interleave, ms, params, process_op, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -270,15 +270,15 @@ async def measure(rounds: int, root: Path, ours: list[str]) -> tuple[dict[str, f
         ]
         checks = {
             "find": (
-                (await our.call_tool("find_files_by_name_substring", find_args)).structured_content,
+                answer(await our.call_tool("find_files_by_name_substring", find_args)),
                 count_lines(find_rg, root, files=True),
             ),
             "search": (
-                (await our.call_tool("search_in_files_content", search_args)).structured_content,
+                answer(await our.call_tool("search_in_files_content", search_args)),
                 count_lines(search_rg, root, files=False),
             ),
             "list": (
-                (await our.call_tool("project_fs_list", list_args)).structured_content,
+                answer(await our.call_tool("project_fs_list", list_args)),
                 count_lines(list_rg, root, files=True),
             ),
         }
@@ -291,6 +291,8 @@ async def measure(rounds: int, root: Path, ours: list[str]) -> tuple[dict[str, f
 
 
 def _total(result: Any) -> int | None:
+    if isinstance(result, list):  # the whole list: a bare array
+        return len(result)
     if isinstance(result, dict):
         return result.get("total")
     return None

@@ -95,7 +95,8 @@ class Session:
     def call(self, tool: tuple[str, dict[str, Any]]) -> float:
         elapsed, answer = self.request("tools/call", {"name": tool[0], "arguments": tool[1]})
         result = answer["result"]
-        partial = (result.get("structuredContent") or {}).get("partial")
+        text = result["content"][0]["text"] if result.get("content") else ""
+        partial = text.startswith("{") and json.loads(text).get("partial")
         if partial:
             raise SystemExit(f"{tool[0]} answered partial: {json.dumps(result)[:300]}")
         return elapsed

@@ -30,6 +30,14 @@ server.run()
 """The floor: a bare ``MCPServer`` with one no-op tool, over stdio (write it to a file and run it)."""
 
 
+def answer(result: Any) -> Any:
+    """A tool result's data: the JSON of its one text block (results carry no structuredContent)."""
+    import json
+
+    text = result.content[0].text if result.content else ""
+    return json.loads(text) if text.startswith(("{", "[")) else text
+
+
 def params(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Any:
     """``StdioServerParameters`` for a server command (the caller's environment unless ``env``)."""
     from mcp import StdioServerParameters
