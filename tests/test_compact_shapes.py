@@ -37,7 +37,7 @@ async def test_a_committer_who_is_not_the_author_is_shown(
         own = await ok(client, "get_commit_details", commitHash=mine)
         applied = await ok(client, "get_commit_details", commitHash="HEAD")
     assert set(own) == {"hash", "message", "author", "authorEmail", "date", "parents", "fileChanges"}
-    assert own["fileChanges"] == [{"path": "a.txt", "type": "ADDITION"}]
+    assert own["fileChanges"] == {"ADDITION": ["a.txt"]}
     assert applied["author"] == "Other Person" and applied["committer"] == "Test Author"
     assert applied["committerDate"].startswith("2030-01-01") and applied["parents"] == [mine]
 
@@ -62,3 +62,65 @@ async def test_run_results_keep_what_says_something(mcp: Any, ws_path: Path) -> 
         assert out == {"state": "exited", "exitCode": 0, "output": "x\n", "nextOffset": 2}
         later = await ok(client, "get_job_output", jobId=job["jobId"], offset=0, maxBytes=1)
         assert later == {"state": "exited", "exitCode": 0, "output": "x", "nextOffset": 1, "hasMore": True}
+
+
+async def test_status_commit_and_diff_say_each_fact_once(
+    mcp: Any, ws_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Status grouped by side and change type (a file staged and changed again is on both sides), a
+    commit's files by type (a move as {path, oldPath}), a diff without the `index`/`---`/`+++` lines."""
+    isolated_git(monkeypatch, tmp_path / "home")
+    repo = init_repo(ws_path)
+    repo.commit("base", {"a.py": "a = 1\n", "b.py": "b = 1\n", "old.py": "x = 1\n" * 5, "gone.py": "g\n"})
+    repo.write("a.py", "a = 2\n")
+    repo("add", "a.py")
+    repo.write("a.py", "a = 3\n")
+    repo.write("b.py", "b = 2\n")
+    repo("mv", "old.py", "new.py")
+    (ws_path / "gone.py").unlink()
+    repo.write("notes.txt", "n\n")
+    async with mcp(ws_path) as client:
+        status = await ok(client, "get_project_vcs_status")
+        assert status == {
+            "staged": {"MODIFICATION": ["a.py"], "MOVED": [{"path": "new.py", "oldPath": "old.py"}]},
+            "unstaged": {"MODIFICATION": ["a.py", "b.py"], "DELETION": ["gone.py"]},
+            "untracked": ["notes.txt"],
+        }
+        repo("add", "a.py", "b.py", "gone.py")
+        done = await ok(client, "commit_changes", message="all")
+        assert done == {
+            "commitHash": repo.head(),
+            "branch": "main",
+            "fileChanges": {
+                "MODIFICATION": ["a.py", "b.py"],
+                "DELETION": ["gone.py"],
+                "MOVED": [{"path": "new.py", "oldPath": "old.py"}],
+            },
+        }
+        assert await ok(client, "get_project_vcs_status") == {"untracked": ["notes.txt"]}
+        diff = await ok(client, "get_file_diff", pathInProject=".", commit2="HEAD")
+    assert diff.startswith("diff --git a/a.py b/a.py\n@@ -1 +1 @@\n-a = 1\n+a = 3\n"), diff
+    assert "deleted file mode 100644\n@@ -1 +0,0 @@\n-g\n" in diff
+    assert "rename from old.py\nrename to new.py\n" in diff
+    assert not [line for line in diff.splitlines() if line.startswith(("index ", "--- ", "+++ "))]
+
+
+async def test_a_removed_line_that_looks_like_a_header_stays_in_the_diff(
+    mcp: Any, ws_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolated_git(monkeypatch, tmp_path / "home")
+    repo = init_repo(ws_path)
+    repo.commit("base", {"notes.md": "-- a\n++ b\nindex c\n"})
+    repo.write("notes.md", "kept\n")
+    async with mcp(ws_path) as client:
+        diff = await ok(client, "get_file_diff", pathInProject="notes.md")
+    assert diff.endswith("@@ -1,3 +1 @@\n--- a\n-++ b\n-index c\n+kept\n"), diff
+
+
+async def test_a_read_leaves_out_what_the_caller_gave(mcp: Any, ws_path: Path) -> None:
+    (ws_path / "ten.txt").write_text("".join(f"line {i}\n" for i in range(1, 11)))
+    async with mcp(ws_path) as client:
+        part = await ok(client, "project_fs_read", path="ten.txt", startLine=3, endLine=4)
+        past = await ok(client, "project_fs_read", path="./ten.txt", startLine=9, endLine=20)
+    assert set(part) == {"content", "totalLines", "bytes", "hash"} and part["content"] == "line 3\nline 4\n"
+    assert (past["path"], past["endLine"], "startLine" in past) == ("ten.txt", 10, False)

@@ -63,6 +63,13 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
     assert (
         done["success"] is True and done["files"] == ["src/utils/helper.js"] and done["hooksEnabled"] is True
     )
+    assert done["fileChanges"] == [{"path": "src/utils/helper.js", "type": "MODIFICATION"}]
+    diff = post(url, "get_file_diff", {"pathInProject": "src/utils/helper.js", "commit2": "HEAD"})
+    header = diff.split("@@")[0].splitlines()
+    assert header[0] == "diff --git a/src/utils/helper.js b/src/utils/helper.js" and header[1].startswith(
+        "index "
+    )
+    assert header[2:] == ["--- a/src/utils/helper.js", "+++ b/src/utils/helper.js"]
     details = post(url, "get_commit_details", {"commitHash": done["commitHash"]})
     assert {"hash", "message", "author", "date", "files", "committer", "committerDate"} <= set(details)
     history = post(url, "get_file_history", {"pathInProject": "src/utils/helper.js", "maxEntries": 10})
