@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +125,33 @@ async def test_a_read_leaves_out_what_the_caller_gave(mcp: Any, ws_path: Path) -
         past = await ok(client, "project_fs_read", path="./ten.txt", startLine=9, endLine=20)
     assert set(part) == {"content", "totalLines", "bytes", "hash"} and part["content"] == "line 3\nline 4\n"
     assert (past["path"], past["endLine"], "startLine" in past) == ("ten.txt", 10, False)
+
+
+async def test_a_short_hash_guards_an_edit_as_the_whole_one_does(mcp: Any, ws_path: Path) -> None:
+    """MCP hashes are 16 digits of the SHA-256: such a prefix (or more) is taken as expectedHash; a shorter
+    one, or a stale one, is refused and changes nothing."""
+    target = ws_path / "f.txt"
+    target.write_text("v1\n")
+    async with mcp(ws_path) as client:
+        read = await ok(client, "project_fs_read", path="f.txt")
+        assert read["hash"] == hashlib.sha256(b"v1\n").hexdigest()[:16]
+        short = await client.call_tool(
+            "project_fs_write", {"path": "f.txt", "content": "v2\n", "expectedHash": read["hash"][:15]}
+        )
+        assert short.is_error and "changed since it was read" in short.content[0].text
+        wrote = await ok(client, "project_fs_write", path="f.txt", content="v2\n", expectedHash=read["hash"])
+        assert wrote["hash"] == hashlib.sha256(b"v2\n").hexdigest()[:16]
+        stale = await client.call_tool(
+            "replace_specific_text",
+            {"pathInProject": "f.txt", "searchText": "v2", "replaceText": "v3", "expectedHash": read["hash"]},
+        )
+        assert stale.is_error and target.read_text() == "v2\n"
+        done = await ok(
+            client,
+            "replace_specific_text",
+            pathInProject="f.txt",
+            searchText="v2",
+            replaceText="v3",
+            expectedHash=wrote["hash"],
+        )
+    assert done["hash"] == hashlib.sha256(b"v3\n").hexdigest()[:16] and target.read_text() == "v3\n"

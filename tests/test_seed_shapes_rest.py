@@ -83,6 +83,7 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
         and read["relativePath"] == "src/utils/helper.js"
     )
     assert read["encoding"] == "utf-8" and read["lineEnding"] == "LF"
+    assert len(read["hash"]) == 64  # MCP sends 16 digits of it
     wrote = post(url, "create_new_file_with_text", {"pathInProject": "src/n.js", "text": "n\n"})
     assert {"path", "relativePath", "operationTimeMs"} <= set(wrote)
     replaced = post(

@@ -19,7 +19,7 @@ from ...call import current, shaped
 from ...engines import reads, sandbox, textio
 from ...registry import ToolFailure, tool
 from ..files import small_file
-from ..lean import without
+from ..lean import short_hash, without
 from .params import SandboxPath
 
 READ_CAP = 200 * 1024
@@ -63,7 +63,7 @@ def _lean_read(result: ReadResult) -> ReadResult:
         lean.pop("startLine", None)
     if result.get("endLine") == (asked.get("endLine") or result["totalLines"]):
         lean.pop("endLine", None)
-    return lean
+    return short_hash(lean)
 
 
 @tool(
