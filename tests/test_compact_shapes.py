@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,21 @@ async def test_a_short_hash_guards_an_edit_as_the_whole_one_does(mcp: Any, ws_pa
             expectedHash=wrote["hash"],
         )
     assert done["hash"] == hashlib.sha256(b"v3\n").hexdigest()[:16] and target.read_text() == "v3\n"
+
+
+async def test_a_plain_run_answers_its_exit_code_and_stdout_as_text(mcp: Any, ws_path: Path) -> None:
+    """No JSON escaping of every newline and quote of a program's output: `exit code N`, a newline, stdout
+    verbatim; stderr (or a timeout, a cut) keeps the JSON object, and so does --structured-content."""
+    from mcp_server_ide.server import ServerOptions
+
+    command = "printf 'say \"hi\"\\n\\tdone\\n'; exit 2"
+    async with mcp(ws_path) as client:
+        plain = await client.call_tool("run_command_on_background", {"command": command})
+        quiet = await client.call_tool("run_command_on_background", {"command": "true"})
+        both = await client.call_tool("run_command_on_background", {"command": "echo out; echo err >&2"})
+    assert [b.text for b in plain.content] == ['exit code 2\nsay "hi"\n\tdone\n'] and not plain.is_error
+    assert [b.text for b in quiet.content] == ["exit code 0\n"]
+    assert json.loads(both.content[0].text) == {"stdout": "out\n", "stderr": "err\n", "exitCode": 0}
+    async with mcp(ws_path, options=ServerOptions(structured_content=True)) as client:
+        structured = await client.call_tool("run_command_on_background", {"command": command})
+    assert structured.structured_content == {"stdout": 'say "hi"\n\tdone\n', "exitCode": 2}

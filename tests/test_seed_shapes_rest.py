@@ -48,7 +48,7 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
         (0, 9, 15),
         (3, 0, 6),
     ]
-    ran = post(url, "run_command_on_background", {"command": "true"})
+    ran = post(url, "run_command_on_background", {"command": "true"})  # MCP: the text "exit code 0\n"
     assert {k: ran[k] for k in ("stdout", "stderr", "exitCode", "timedOut")} == {
         "stdout": "",
         "stderr": "",

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from .results import plain_run
+
 IDENTITY = {"name": "Test Author", "email": "author@example.com"}
 
 
@@ -88,6 +90,8 @@ async def ok(client: Any, tool: str, **arguments: Any) -> Any:
     result = await client.call_tool(tool, arguments)
     text = result.content[0].text if result.content else ""
     assert not result.is_error, f"{tool}({arguments}) failed: {text}"
+    if text.startswith("exit code "):
+        return plain_run(text)
     if not text.startswith(("{", "[")):
         return text
     return json.loads(text)
