@@ -75,6 +75,8 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
     history = post(url, "get_file_history", {"pathInProject": "src/utils/helper.js", "maxEntries": 10})
     assert [h["message"] for h in history] == ["Add new feature", "Update helper function"]
     assert all({"hash", "message", "author", "date", "authorEmail", "path"} <= set(h) for h in history)
+    hits = post(url, "search_in_files_content", {"searchText": "function helper"})
+    assert hits[0]["matchCount"] == 1 and hits[0]["absolutePath"].endswith("helper.js")  # MCP: neither
     found = post(url, "find_files_by_name_substring", {"nameSubstring": "helper"})
     assert set(found[0]) == {"path", "name", "directory", "absolutePath"}
     read = post(url, "get_file_text_by_path", {"pathInProject": "src/utils/helper.js"})
