@@ -185,7 +185,11 @@ async def measure(
             ),
         ]
         check = await our.call_tool("get_project_vcs_status", {})
-        assert not check.is_error and len(json.loads(check.content[0].text)) == 10, check
+        status = json.loads(
+            check.content[0].text
+        )  # grouped: {staged?, unstaged?: {TYPE: [path]}, untracked?}
+        listed = [p for side in ("staged", "unstaged") for ps in status.get(side, {}).values() for p in ps]
+        assert not check.is_error and len(listed) + len(status.get("untracked", [])) == 10, check
         history = await uncached.call_tool("get_file_history", whole)
         assert not history.is_error and len(json.loads(history.content[0].text)) == 10, history
         peer_log = await their.call_tool("git_log", {"repo_path": str(root), "max_count": 10})

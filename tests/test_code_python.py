@@ -148,7 +148,10 @@ async def test_rename_preview_changes_nothing_then_rename_changes_every_use(py: 
     assert "-from pkg.core import compute_total\n+from pkg.core import grand_total\n" in preview["diff"]
 
     done = await py.call("refactor_code_at_location", args)
-    assert done["success"] is True and done["applied"] is True
+    assert done == {
+        "changedFiles": preview["changedFiles"],
+        "message": "renamed 'compute_total' to 'grand_total'",
+    }
     assert not grep_uses(py.root, "compute_total")
     renamed = grep_uses(py.root, "grand_total")
     assert {(p, ln) for p, ln, _ in renamed} == {(p, ln) for p, ln, _ in uses}
@@ -243,7 +246,7 @@ async def test_extract_variable_and_function_produce_code_that_runs(py: Shared) 
                 },
             },
         )
-        assert done["applied"] is True
+        assert "applied" not in done and done["message"].startswith("extracted function 'add_shipping'")
         text = path.read_text()
         assert "def add_shipping(" in text and "add_shipping(" in text.split("def add_shipping(")[0]
         assert run_python(py.root, check) == expected

@@ -27,7 +27,7 @@ async def test_read_returns_seed_fields_and_hash(mcp, ws_path: Path) -> None:
     data = payload(result)
     assert data["content"] == "function helper() { return 'Hello'; }\n"
     assert data["relativePath"] == os.path.join("src", "utils", "helper.js")
-    assert len(data["hash"]) == 64 and data["totalLines"] == 1
+    assert len(data["hash"]) == 16 and data["totalLines"] == 1  # MCP: 16 digits of the SHA-256
     # On MCP no absolute path beside the relative one, no default encoding or line ending (REST has them).
     assert not {"path", "encoding", "lineEnding"} & set(data)
 

@@ -14,7 +14,7 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
-from .support.gitrepo import Git, fails, init_repo, isolated_git, ok, paths
+from .support.gitrepo import Git, fails, flat_changes, flat_status, init_repo, isolated_git, ok, paths
 
 pytestmark = pytest.mark.anyio
 
@@ -77,9 +77,7 @@ async def test_empty_repository(mcp, ws_path: Path) -> None:
     git = init_repo(ws_path)
     git.write("a.txt", "a\n")
     async with mcp(ws_path) as client:
-        assert await ok(client, "get_project_vcs_status") == [
-            {"pathInProject": "a.txt", "type": "UNTRACKED", "unstaged": True}
-        ]
+        assert await ok(client, "get_project_vcs_status") == {"untracked": ["a.txt"]}
         info = await ok(client, "get_branch_info")
         assert info["current"] == "main" and info["unborn"] is True and info["branches"] == []
         assert info.get("headCommit") is None and info["detached"] is False
@@ -93,9 +91,9 @@ async def test_empty_repository(mcp, ws_path: Path) -> None:
         git("add", "a.txt")
         assert "+a" in await ok(client, "get_file_diff", pathInProject="a.txt", staged=True)
         done = await ok(client, "commit_changes", message="first")
-        assert done["success"] is True and done["commitHash"] == git.head() and paths(done) == ["a.txt"]
+        assert "success" not in done and done["commitHash"] == git.head() and paths(done) == ["a.txt"]
         details = await ok(client, "get_commit_details", commitHash="HEAD")
-        assert details["parents"] == [] and details["fileChanges"] == [{"path": "a.txt", "type": "ADDITION"}]
+        assert details["parents"] == [] and details["fileChanges"] == {"ADDITION": ["a.txt"]}
 
 
 async def test_create_branch_with_checkout_names_the_unborn_branch(mcp, ws_path: Path) -> None:
@@ -127,7 +125,7 @@ async def test_vcs_status_change_types(mcp, ws_path: Path, repo: Git) -> None:
     repo.write("debug.log", "ignored\n")
     repo.write("with space & ünïcode.txt", "u\n")
     async with mcp(ws_path) as client:
-        entries = by_path(await ok(client, "get_project_vcs_status"))
+        entries = by_path(flat_status(await ok(client, "get_project_vcs_status")))
     assert entries["new_name.txt"] == {
         "pathInProject": "new_name.txt",
         "type": "MOVED",
@@ -158,7 +156,7 @@ async def test_vcs_status_change_types(mcp, ws_path: Path, repo: Git) -> None:
 
 async def test_clean_tree_is_an_empty_list(mcp, ws_path: Path, repo: Git) -> None:
     async with mcp(ws_path) as client:
-        assert await ok(client, "get_project_vcs_status") == []
+        assert await ok(client, "get_project_vcs_status") == {}
 
 
 def make_conflict(git: Git) -> None:
@@ -173,7 +171,7 @@ def make_conflict(git: Git) -> None:
 async def test_merge_conflict_state(mcp, ws_path: Path, repo: Git) -> None:
     make_conflict(repo)
     async with mcp(ws_path) as client:
-        entries = by_path(await ok(client, "get_project_vcs_status"))
+        entries = by_path(flat_status(await ok(client, "get_project_vcs_status")))
         assert entries["conflict.txt"]["type"] == "CONFLICT"
         assert (await ok(client, "get_branch_info"))["operation"] == "merge"
         text = await fails(client, "commit_changes", message="merge")
@@ -403,7 +401,7 @@ async def test_branch_info_detached_head_and_commit_details(mcp, ws_path: Path, 
         assert details["author"] == "Test Author" and details["authorEmail"] == "author@example.com"
         assert sorted(paths(details)) == ["README.md", "new.txt", "src/utils.py"]
         assert not {"files", "committer", "committerDate"} & set(details)  # once, and not the author again
-        changes = {c["path"]: c for c in details["fileChanges"]}
+        changes = {c["path"]: c for c in flat_changes(details["fileChanges"])}
         assert changes["src/utils.py"] == {"path": "src/utils.py", "type": "MOVED", "oldPath": "src/util.py"}
         assert changes["README.md"]["type"] == "DELETION" and changes["new.txt"]["type"] == "ADDITION"
         assert (await ok(client, "get_commit_details", commitHash="v1.0"))["hash"] == change  # tags peel
@@ -483,7 +481,7 @@ async def test_commit_changes(mcp, ws_path: Path, repo: Git) -> None:
         assert "nothing is staged" in text and "2 changed or untracked" in text
         # files: exactly those are staged and committed
         done = await ok(client, "commit_changes", message="Add new", files=["new.txt"])
-        assert paths(done) == ["new.txt"] and done["success"] and done["branch"] == "main"
+        assert paths(done) == ["new.txt"] and "success" not in done and done["branch"] == "main"
         assert done["commitHash"] == repo.head() and "hooksEnabled" not in done and "files" not in done
         assert repo("log", "-1", "--format=%s").strip() == "Add new"
         assert repo("status", "--porcelain").strip() == "M src/app.py"
@@ -502,7 +500,7 @@ async def test_commit_changes(mcp, ws_path: Path, repo: Git) -> None:
         repo.write("docs/a.md", "a\n")
         repo.write("docs/b.md", "b\n")
         done = await ok(client, "commit_changes", message="docs, no readme", files=["README.md", "docs"])
-        changes = {c["path"]: c["type"] for c in done["fileChanges"]}
+        changes = {c["path"]: c["type"] for c in flat_changes(done["fileChanges"])}
         assert changes == {"README.md": "DELETION", "docs/a.md": "ADDITION", "docs/b.md": "ADDITION"}
         assert repo("status", "--porcelain").strip() == ""
         # failures

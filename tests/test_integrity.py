@@ -420,7 +420,7 @@ async def test_a_stale_expected_hash_changes_nothing(mcp, ws_path: Path) -> None
             target.write_text("v1 theirs\n")
             read = _ok(await _call(client, "get_file_text_by_path", {"pathInProject": "f.txt"}))
             stale = data_of(read).get("hash") or hashlib.sha256(target.read_bytes()).hexdigest()
-            assert stale == hashlib.sha256(target.read_bytes()).hexdigest()
+            assert hashlib.sha256(target.read_bytes()).hexdigest().startswith(stale)
             target.write_bytes(b"v2 theirs, written by someone else\n")
             snapshot = (target.read_bytes(), target.stat().st_mtime_ns)
             for bad in (stale, stale.upper(), "0" * 64, "not-a-hash", "absent"):
@@ -619,7 +619,7 @@ async def _edit_every_way(client: Any, ws: Path, sample: Sample) -> list[str]:
     if "project_fs_write" in TOOL_NAMES:
         path.write_bytes(sample.raw)
         read = _ok(await _call(client, "project_fs_read", {"path": name}), name)
-        assert data_of(read)["truncated"] is False
+        assert "truncated" not in data_of(read)  # on MCP only when true
         await check(
             "project_fs_write",
             replaced,
@@ -812,7 +812,7 @@ async def test_truncated_text_is_never_written_back(mcp, ws_path: Path) -> None:
             await _call(client, "project_fs_read", {"path": "big.txt", "startLine": 10, "endLine": 12})
         )
         part = data_of(part)
-        assert part["truncated"] is False and part["content"].startswith("line 000009")
+        assert "truncated" not in part and part["content"].startswith("line 000009")
         _ok(
             await _call(
                 client,

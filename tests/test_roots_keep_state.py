@@ -13,7 +13,7 @@ import anyio
 import mcp_types
 import pytest
 
-from .support.gitrepo import Git, isolated_git
+from .support.gitrepo import Git, flat_status, isolated_git
 from .support.roots import RootsClient, call, roots_session
 
 pytestmark = pytest.mark.anyio
@@ -151,7 +151,7 @@ async def test_a_file_read_before_a_roots_change_is_still_read_after(
 
 async def _changed(client: Any) -> list[str]:
     """The paths ``get_project_vcs_status`` names (each one a MODIFICATION)."""
-    status = await call(client, "get_project_vcs_status")
+    status = flat_status(await call(client, "get_project_vcs_status"))
     assert all(c["type"] == "MODIFICATION" for c in status), status
     return [c["pathInProject"] for c in status]
 

@@ -48,7 +48,7 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
         (0, 9, 15),
         (3, 0, 6),
     ]
-    ran = post(url, "run_command_on_background", {"command": "true"})
+    ran = post(url, "run_command_on_background", {"command": "true"})  # MCP: the text "exit code 0\n"
     assert {k: ran[k] for k in ("stdout", "stderr", "exitCode", "timedOut")} == {
         "stdout": "",
         "stderr": "",
@@ -63,11 +63,20 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
     assert (
         done["success"] is True and done["files"] == ["src/utils/helper.js"] and done["hooksEnabled"] is True
     )
+    assert done["fileChanges"] == [{"path": "src/utils/helper.js", "type": "MODIFICATION"}]
+    diff = post(url, "get_file_diff", {"pathInProject": "src/utils/helper.js", "commit2": "HEAD"})
+    header = diff.split("@@")[0].splitlines()
+    assert header[0] == "diff --git a/src/utils/helper.js b/src/utils/helper.js" and header[1].startswith(
+        "index "
+    )
+    assert header[2:] == ["--- a/src/utils/helper.js", "+++ b/src/utils/helper.js"]
     details = post(url, "get_commit_details", {"commitHash": done["commitHash"]})
     assert {"hash", "message", "author", "date", "files", "committer", "committerDate"} <= set(details)
     history = post(url, "get_file_history", {"pathInProject": "src/utils/helper.js", "maxEntries": 10})
     assert [h["message"] for h in history] == ["Add new feature", "Update helper function"]
     assert all({"hash", "message", "author", "date", "authorEmail", "path"} <= set(h) for h in history)
+    hits = post(url, "search_in_files_content", {"searchText": "function helper"})
+    assert hits[0]["matchCount"] == 1 and hits[0]["absolutePath"].endswith("helper.js")  # MCP: neither
     found = post(url, "find_files_by_name_substring", {"nameSubstring": "helper"})
     assert set(found[0]) == {"path", "name", "directory", "absolutePath"}
     read = post(url, "get_file_text_by_path", {"pathInProject": "src/utils/helper.js"})
@@ -76,6 +85,7 @@ def test_rest_keeps_the_seed_shapes(http_server: Any, seed_repo: Path) -> None:
         and read["relativePath"] == "src/utils/helper.js"
     )
     assert read["encoding"] == "utf-8" and read["lineEnding"] == "LF"
+    assert len(read["hash"]) == 64  # MCP sends 16 digits of it
     wrote = post(url, "create_new_file_with_text", {"pathInProject": "src/n.js", "text": "n\n"})
     assert {"path", "relativePath", "operationTimeMs"} <= set(wrote)
     replaced = post(

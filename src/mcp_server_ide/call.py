@@ -54,6 +54,9 @@ class Call:
     tool: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)
     session_id: str | None = None
+    structured: bool = False
+    """The result goes out as ``structuredContent`` too (``--structured-content``): JSON data, never a
+    tool's plain-text form."""
     cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
     """Set when the caller cancels the call: long loops and the process engine stop on it."""
 

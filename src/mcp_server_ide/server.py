@@ -127,6 +127,7 @@ def build_server(
             tool=tool,
             arguments=arguments,
             session_id=session_id,
+            structured=options.structured_content,
         )
 
     runner = ToolRunner(

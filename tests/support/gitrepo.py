@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from .results import plain_run
+
 IDENTITY = {"name": "Test Author", "email": "author@example.com"}
 
 
@@ -88,6 +90,8 @@ async def ok(client: Any, tool: str, **arguments: Any) -> Any:
     result = await client.call_tool(tool, arguments)
     text = result.content[0].text if result.content else ""
     assert not result.is_error, f"{tool}({arguments}) failed: {text}"
+    if text.startswith("exit code "):
+        return plain_run(text)
     if not text.startswith(("{", "[")):
         return text
     return json.loads(text)
@@ -101,6 +105,37 @@ async def fails(client: Any, tool: str, **arguments: Any) -> str:
     return text
 
 
+def flat_changes(grouped: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """A commit's compact ``fileChanges`` (paths by type, a move as ``{path, oldPath}``) as the seed's
+    ``[{path, type, oldPath?}]``, sorted by path."""
+    out = [
+        {"path": item, "type": kind}
+        if isinstance(item, str)
+        else {"path": item["path"], "type": kind, "oldPath": item["oldPath"]}
+        for kind, items in grouped.items()
+        for item in items
+    ]
+    return sorted(out, key=lambda c: c["path"])
+
+
+def flat_status(grouped: dict[str, Any]) -> list[dict[str, Any]]:
+    """The compact ``get_project_vcs_status`` answer as the seed's list ``[{pathInProject, type, staged?,
+    unstaged?, oldPathInProject?}]`` (the MCP list form before grouping: only true flags), sorted by path."""
+    entries: dict[str, dict[str, Any]] = {}
+    for side in ("staged", "unstaged"):
+        for change in flat_changes(grouped.get(side, {})):
+            entry = entries.setdefault(
+                change["path"], {"pathInProject": change["path"], "type": change["type"]}
+            )
+            entry[side] = True
+            if "oldPath" in change:
+                entry["oldPathInProject"] = change["oldPath"]
+    for key, kind in (("untracked", "UNTRACKED"), ("conflicts", "CONFLICT")):
+        for path in grouped.get(key, []):
+            entries[path] = {"pathInProject": path, "type": kind, "unstaged": True}
+    return [entries[p] for p in sorted(entries)]
+
+
 def paths(commit: dict[str, Any]) -> list[str]:
     """The paths a commit changed, from the ``fileChanges`` of get_commit_details or commit_changes."""
-    return [change["path"] for change in commit["fileChanges"]]
+    return [change["path"] for change in flat_changes(commit["fileChanges"])]

@@ -11,9 +11,21 @@ PAGE_FACTS = {"result", "total", "truncated", "nextOffset", "note"}
 def payload(result: Any) -> Any:
     """The tool's result data: the JSON of its one text block (every MCP result is one compact JSON
     text block, without structuredContent: see ``resultform``). A page with more to fetch is
-    ``{"result": [...], "total", "truncated", "nextOffset"}``; :func:`page` reads both forms."""
+    ``{"result": [...], "total", "truncated", "nextOffset"}``; :func:`page` reads both forms. A plain run
+    (``exit code N`` then stdout) is read as its JSON form would be: :func:`plain_run`."""
     assert len(result.content) == 1, result.content
-    return json.loads(result.content[0].text)
+    text = result.content[0].text
+    if text.startswith("exit code "):
+        return plain_run(text)
+    return json.loads(text)
+
+
+def plain_run(text: str) -> dict[str, Any]:
+    """``run_command_on_background``'s text answer (``exit code N``, a newline, stdout verbatim) as the
+    JSON object it stands for: ``{"stdout"?, "exitCode"}`` (an empty stdout left out, as in JSON)."""
+    head, _, stdout = text.partition("\n")
+    code = int(head.removeprefix("exit code "))
+    return {"stdout": stdout, "exitCode": code} if stdout else {"exitCode": code}
 
 
 def flat_references(found: dict[str, Any]) -> list[dict[str, Any]]:

@@ -79,7 +79,8 @@ class ReferencesResult(TypedDict):
 
 
 class RefactorResult(TypedDict):
-    success: bool
+    success: NotRequired[bool]
+    """On the REST door only, as `applied: true` (an error is the failure)."""
     message: str
     changedFiles: NotRequired[list[str]]
     applied: NotRequired[bool]
@@ -92,8 +93,9 @@ class Definition(TypedDict):
     path: str
     line: int
     character: int
-    endLine: int
-    endCharacter: int
+    endLine: NotRequired[int]
+    """On MCP only where the end is not that of the name (``character`` + its length, same line)."""
+    endCharacter: NotRequired[int]
     lineText: NotRequired[str]
     outsideWorkspace: NotRequired[bool]
 
@@ -250,11 +252,13 @@ def refactor_code_at_location(
     errors=("not found", "no identifier on the line", "no language server for the file type"),
 )
 def go_to_definition(pathInProject: PathInProject, line: Line, character: Character) -> DefinitionResult:
-    """Where the symbol at a 0-based position is defined, from the language server."""
+    """Where the symbol at a 0-based position is defined, from the language server: `{path, line, character,
+    endLine?, endCharacter?, lineText}` (the end only where it is not the name's)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
-    return code.definition(ws, sandbox.resolve(ws, pathInProject), line, character)  # type: ignore[return-value]
+    found = code.definition(ws, sandbox.resolve(ws, pathInProject), line, character)
+    return shaped(found, code.lean_definition)  # type: ignore[return-value]
 
 
 @tool(

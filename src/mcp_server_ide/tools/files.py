@@ -13,7 +13,7 @@ from typing_extensions import TypedDict
 from ..call import current, shaped
 from ..engines import edits, reads, sandbox, textio
 from ..registry import ToolFailure, tool
-from .lean import without
+from .lean import short_hash, without
 
 PathInProject = Annotated[
     str,
@@ -68,11 +68,11 @@ def _ms(start: float) -> int:
 
 
 def _lean_write(result: Any) -> Any:
-    return without(result, "path", "operationTimeMs", created=False)
+    return short_hash(without(result, "path", "operationTimeMs", created=False))
 
 
 def _lean_text(result: FileText) -> FileText:
-    return without(result, "path", encoding="utf-8", lineEnding="LF")
+    return short_hash(without(result, "path", encoding="utf-8", lineEnding="LF"))
 
 
 def _line_ending(tf: textio.TextFile) -> str:

@@ -48,6 +48,26 @@ class FileChange(TypedDict):
     oldPath: NotRequired[str]
 
 
+class Moved(TypedDict):
+    path: str
+    oldPath: str
+
+
+Grouped = dict[ChangeType, list[str | Moved]]
+"""The compact (MCP) form of a list of changes: paths by change type, in order; a move or copy as
+``{path, oldPath}``."""
+
+
+class VcsGroups(TypedDict):
+    """The compact (MCP) status: each side's changes by type; a file with staged and unstaged changes is
+    on both sides."""
+
+    staged: NotRequired[Grouped]
+    unstaged: NotRequired[Grouped]
+    untracked: NotRequired[list[str]]
+    conflicts: NotRequired[list[str]]
+
+
 class HistoryEntry(TypedDict):
     hash: str
     message: str
@@ -90,16 +110,19 @@ class CommitDetails(TypedDict):
     committerDate: NotRequired[str]
     """On MCP only when not the author's date."""
     parents: list[str]
-    fileChanges: list[FileChange]
+    fileChanges: list[FileChange] | Grouped
+    """On MCP grouped by type: ``{"MODIFICATION": ["a.py"], "MOVED": [{"path": "b.py", "oldPath": "a.py"}]}``."""
 
 
 class CommitResult(TypedDict):
-    success: bool
+    success: NotRequired[bool]
+    """On the REST door only (a failed commit is an error)."""
     commitHash: str
     branch: str | None
     files: NotRequired[list[str]]
     """The seed's list of paths (REST door); on MCP the paths are in ``fileChanges`` only."""
-    fileChanges: list[FileChange]
+    fileChanges: list[FileChange] | Grouped
+    """On MCP grouped by type, as in CommitDetails."""
     hooksEnabled: NotRequired[bool]
     """On MCP only when false (the repository's hooks did not run)."""
 
@@ -158,20 +181,45 @@ def _untrusted() -> bool:
     return not policy.trusted or policy.hosted
 
 
-def _lean_status(changes: list[VcsChange]) -> list[VcsChange]:
-    return [without(c, staged=False, unstaged=False) for c in changes]
+def _lean_status(changes: list[VcsChange]) -> Any:
+    """The status grouped (:class:`VcsGroups`): every fact of the list, each key and type said once."""
+    out: dict[str, Any] = {}
+    for c in changes:
+        path = c["pathInProject"]
+        if c["type"] in ("UNTRACKED", "CONFLICT"):
+            out.setdefault("untracked" if c["type"] == "UNTRACKED" else "conflicts", []).append(path)
+            continue
+        old = c.get("oldPathInProject")
+        item: str | Moved = Moved(path=path, oldPath=old) if old else path
+        for side in ("staged", "unstaged"):
+            if c.get(side):
+                out.setdefault(side, {}).setdefault(c["type"], []).append(item)
+    return {k: out[k] for k in ("staged", "unstaged", "untracked", "conflicts") if k in out}
+
+
+def grouped(changes: list[FileChange]) -> Grouped:
+    """``[{path, type, oldPath?}]`` as paths by type, in order (a move or copy as ``{path, oldPath}``)."""
+    out: dict[Any, list[str | Moved]] = {}
+    for c in changes:
+        old = c.get("oldPath")
+        out.setdefault(c["type"], []).append(Moved(path=c["path"], oldPath=old) if old else c["path"])
+    return out
 
 
 def _lean_commit(details: Any) -> Any:
-    """A commit's details or a new commit's result, less what MCP need not repeat: ``files`` (the paths are
-    in ``fileChanges``), a committer who is the author, ``hooksEnabled: true``."""
-    return without(
+    """A commit's details or a new commit's result, less what MCP need not repeat: ``success``, ``files``
+    (the paths are in ``fileChanges``, grouped by type), a committer who is the author,
+    ``hooksEnabled: true``."""
+    lean = without(
         details,
         "files",
+        success=True,
         committer=details.get("author"),
         committerDate=details.get("date"),
         hooksEnabled=True,
     )
+    lean["fileChanges"] = grouped(details["fileChanges"])
+    return lean
 
 
 @tool(
@@ -181,10 +229,10 @@ def _lean_commit(details: Any) -> Any:
     requires=("git",),
     errors=("Git not available (not a repository)",),
 )
-def get_project_vcs_status() -> list[VcsChange]:
-    """Files changed against HEAD (git status), each with its change type and whether it is staged; empty when
-    clean."""
-    return shaped([_vcs(e) for e in _repo().status()], _lean_status)
+def get_project_vcs_status() -> list[VcsChange] | VcsGroups:
+    """Files changed against HEAD (git status): `{staged?, unstaged?: {TYPE: [path]}, untracked?, conflicts?}`
+    (a move: `{path, oldPath}`); `{}` when clean."""
+    return shaped([_vcs(e) for e in _repo().status()], _lean_status)  # type: ignore[arg-type]
 
 
 @tool(
@@ -260,10 +308,28 @@ def get_file_diff(
     staged: Annotated[bool, Field(description="The index, not the working tree.")] = False,
 ) -> str:
     """Unified diff of a file or folder: `commit1` to `commit2`; `commit1` alone to the working tree;
-    `commit2` alone: its own change; neither: unstaged (or `staged`) changes. "" when none."""
+    `commit2` alone: its own change; neither: unstaged (or `staged`) changes. "" when none. Each file's header
+    is its `diff --git a/X b/Y` line and git's mode/rename lines (no `index`, `---`, `+++`)."""
     repo = _repo()
     path = repo.path(pathInProject)
-    return repo.diff(path, commit1 or None, commit2 or None, staged).text
+    return shaped(repo.diff(path, commit1 or None, commit2 or None, staged).text, lean_diff)
+
+
+def lean_diff(diff: str) -> str:
+    """``diff`` less the header lines that repeat what the ``diff --git a/X b/Y`` line and git's mode and
+    rename lines say: ``index <blob>..<blob> <mode>`` (hashes no reader uses) and ``--- a/X`` / ``+++ b/Y``
+    (``/dev/null`` stands beside a ``new file`` or ``deleted file`` line)."""
+    kept: list[str] = []
+    header = False
+    for line in diff.split("\n"):
+        if line.startswith("diff --git "):
+            header = True
+        elif line.startswith("@@"):
+            header = False
+        elif header and line.startswith(("index ", "--- ", "+++ ")):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
 
 
 @tool(
@@ -305,7 +371,7 @@ def get_branch_info() -> BranchInfo:
 def get_commit_details(
     commitHash: Annotated[str, Field(description="A hash, branch, tag or HEAD~N.")],
 ) -> CommitDetails:
-    """One commit: message, author, date, parents and the files it changed."""
+    """One commit: message, author, date, parents and the files it changed, by change type."""
     c = _repo().commit_details(commitHash)
     return shaped(_commit_details(c), _lean_commit)
 

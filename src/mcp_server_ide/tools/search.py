@@ -52,8 +52,8 @@ class ContentHit(TypedDict):
     path: str
     absolutePath: NotRequired[str]
     """The REST door only (the seed's field); on MCP `path` says it."""
-    matchCount: int
-    """How many lines of this file match."""
+    matchCount: NotRequired[int]
+    """How many lines of this file match; on MCP only when more than `matches` lists."""
     matches: list[MatchLine]
     """The first matching lines (maxMatchesPerFile of them)."""
 
@@ -207,7 +207,8 @@ def _globs(value: str | list[str] | None) -> tuple[str, ...]:
 
 
 def _without_absolute(hits: list[ContentHit]) -> list[ContentHit]:
-    return [without(h, "absolutePath") for h in hits]
+    """Less the absolute path, and the match count where it is the number of lines listed."""
+    return [without(h, "absolutePath", matchCount=len(h["matches"])) for h in hits]
 
 
 def _paths_only(hits: list[FileHit]) -> list[FileHit]:

@@ -26,7 +26,7 @@ rather than applied from a partial view.
 from __future__ import annotations
 
 from .formatting import format_file, format_plan
-from .navigation import definition, grouped_references, references
+from .navigation import definition, grouped_references, lean_definition, references
 from .outline import symbols
 from .problems import problems
 from .refactoring import refactor
@@ -36,6 +36,7 @@ __all__ = [
     "format_file",
     "format_plan",
     "grouped_references",
+    "lean_definition",
     "problems",
     "refactor",
     "references",

@@ -115,6 +115,20 @@ def grouped_references(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def lean_definition(result: dict[str, Any]) -> dict[str, Any]:
+    """The compact definition: each end left out where it is the symbol's name on the same line
+    (``character`` + the name's length), as in :func:`grouped_references`."""
+    width = len(str(result.get("symbol", "")).encode("utf-16-le")) // 2
+    out = dict(result)
+    out["definitions"] = [
+        {k: v for k, v in d.items() if k not in ("endLine", "endCharacter")}
+        if d["endLine"] == d["line"] and d["endCharacter"] == d["character"] + width
+        else d
+        for d in result["definitions"]
+    ]
+    return out
+
+
 def _through_shorthands(
     ws: Workspace, server: LanguageServer, refs: list[lsp.Location]
 ) -> tuple[list[lsp.Location], str | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...call import shaped
 from ...workspace import Workspace
 from .. import multiedit, sandbox
 from ..failures import ToolFailure
@@ -26,7 +27,8 @@ def refactor(
     options: dict[str, Any],
     preview: bool,
 ) -> dict[str, Any]:
-    """``{success, changedFiles, message, applied, diff?, partial?, reason?}`` of one refactoring."""
+    """``{success, changedFiles, message, applied, diff?, partial?, reason?}`` of one refactoring (on MCP
+    ``{changedFiles, message, diff?, applied?: false, partial?, reason?}``, the message without the file count)."""
     need_file(resolved)
     kind = refactor_type.strip().lower().replace("-", "_")
     if kind in ("extract_method",):
@@ -47,13 +49,20 @@ def refactor(
     if not plans:
         raise ToolFailure(f"the {kind} changed nothing at line {line}, character {character}", kind="invalid")
     files = sorted(p.resolved.display_rel for p in plans)
-    result: dict[str, Any] = {"success": True, "changedFiles": files}
-    if preview:
-        result["message"] = f"Preview only (nothing written): {message} in {len(files)} file(s)"
-        result["diff"] = multiedit.preview(plans)
-        result["applied"] = False
-    else:
+    diff = multiedit.preview(plans) if preview else None
+    if not preview:
         multiedit.apply(ws, plans)
-        result["message"] = f"Successfully {message} in {len(files)} file(s)"
-        result["applied"] = True
-    return partial(result, reason)
+    said = f"Preview only (nothing written): {message}" if preview else f"Successfully {message}"
+    full: dict[str, Any] = {
+        "success": True,
+        "changedFiles": files,
+        "message": f"{said} in {len(files)} file(s)",
+    }
+    # MCP: no `success` and `applied: true` (an error would say otherwise), no file count beside the files.
+    compact: dict[str, Any] = {"changedFiles": files, "message": message}
+    if diff is not None:
+        full["diff"] = compact["diff"] = diff
+    full["applied"] = not preview
+    if preview:
+        compact["applied"] = False
+    return partial(shaped(full, lambda _: compact), reason)

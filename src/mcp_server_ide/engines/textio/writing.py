@@ -21,6 +21,9 @@ from .atomic import atomic_write
 from .reading import read_text
 from .textfile import TextFile, content_hash, encode
 
+SHORT_HASH_MIN = 16
+"""The shortest ``expectedHash`` prefix taken for the whole hash (the MCP door sends 16 digits)."""
+
 _locks_guard = threading.Lock()
 _locks: dict[str, threading.Lock] = {}
 
@@ -36,11 +39,13 @@ def file_lock(path: Path) -> threading.Lock:
 
 
 def check_expected(current: bytes | None, expected_hash: str | None, resolved: Resolved) -> None:
-    """Refuse when the caller's expected content hash is not the file's current one."""
+    """Refuse when the caller's expected content hash is not the file's current one (or a prefix of it of
+    at least :data:`SHORT_HASH_MIN` digits)."""
     if not expected_hash:
         return
     now = content_hash(current) if current is not None else "absent"
-    if expected_hash.strip().lower() != now:
+    expected = expected_hash.strip().lower()
+    if expected != now and not (len(expected) >= SHORT_HASH_MIN and now.startswith(expected)):
         raise ToolFailure(
             f"conflict: {resolved.display_rel!r} changed since it was read (expected hash "
             f"{expected_hash[:12]}…, it is now {now[:12]}…; rule: an edit against a stale hash changes "

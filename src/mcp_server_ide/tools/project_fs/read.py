@@ -15,10 +15,11 @@ from typing import Annotated, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ...call import current
+from ...call import current, shaped
 from ...engines import reads, sandbox, textio
 from ...registry import ToolFailure, tool
 from ..files import small_file
+from ..lean import short_hash, without
 from .params import SandboxPath
 
 READ_CAP = 200 * 1024
@@ -30,18 +31,39 @@ MARKER_RE = re.compile(r"…\[\d+ bytes truncated\]…")
 
 
 class ReadResult(TypedDict):
-    path: str
+    path: NotRequired[str]
+    """On MCP only when it differs from the `path` asked for."""
     content: str
     totalLines: int
-    returnedLines: int
+    returnedLines: NotRequired[int]
+    """On MCP only for a truncated read (else it is endLine - startLine + 1)."""
     bytes: int
-    truncated: bool
+    truncated: NotRequired[bool]
+    """On MCP only when true."""
     startLine: NotRequired[int]
+    """The lines returned; on MCP only when not the ones asked for (default: 1 to the last)."""
     endLine: NotRequired[int]
     omittedStartLine: NotRequired[int]
     omittedEndLine: NotRequired[int]
     hash: NotRequired[str]
     encoding: NotRequired[str]
+    """On MCP only when not UTF-8."""
+
+
+def _lean_read(result: ReadResult) -> ReadResult:
+    """The MCP read: less what the caller just gave (the path, the line range asked for, absent ones
+    being 1 and the last line) and what equals its default."""
+    asked = current().arguments
+    lean: ReadResult = without(result, encoding="utf-8", truncated=False)
+    if result.get("path") == asked.get("path"):
+        del lean["path"]
+    if not result.get("truncated"):
+        lean.pop("returnedLines", None)
+    if result.get("startLine") == (asked.get("startLine") or 1):
+        lean.pop("startLine", None)
+    if result.get("endLine") == (asked.get("endLine") or result["totalLines"]):
+        lean.pop("endLine", None)
+    return short_hash(lean)
 
 
 @tool(
@@ -71,7 +93,7 @@ def project_fs_read(
         if size > STREAM_ABOVE:
             result = _read_streaming(fd, resolved, size, startLine, endLine)
             reads.note_read(ws, resolved.rel)
-            return result
+            return shaped(result, _lean_read)
         raw = _read_all(fd, size)
     finally:
         os.close(fd)
@@ -91,7 +113,7 @@ def project_fs_read(
     result = _shape(resolved, _Bytes(data), len(data), total, first, last, size)
     result["hash"] = tf.hash
     result["encoding"] = tf.encoding_label
-    return result
+    return shaped(result, _lean_read)
 
 
 def _open_file(resolved: sandbox.Resolved) -> int:

@@ -13,9 +13,10 @@ from typing import Annotated, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ...call import current
+from ...call import current, shaped
 from ...engines import reads, sandbox, textio
 from ...registry import ToolFailure, tool
+from ..lean import short_hash
 from .params import ExpectedHash, SandboxPath
 from .read import MARKER_RE
 
@@ -88,8 +89,11 @@ def project_fs_write(
             textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
             created = True
     reads.note_read(ws, resolved.rel)  # the assistant knows what it wrote
-    return WriteResult(
-        path=resolved.display_rel, bytes=len(data), created=created, hash=textio.content_hash(data)
+    return shaped(
+        WriteResult(
+            path=resolved.display_rel, bytes=len(data), created=created, hash=textio.content_hash(data)
+        ),
+        short_hash,
     )
 
 
@@ -147,7 +151,8 @@ def project_fs_edit(
             ) from None
         raise
     reads.note_read(ws, resolved.rel)
-    return EditResult(path=resolved.display_rel, bytes=len(data), line=where, hash=textio.content_hash(data))
+    done = EditResult(path=resolved.display_rel, bytes=len(data), line=where, hash=textio.content_hash(data))
+    return shaped(done, short_hash)
 
 
 def _occurrences(text: str, needle: str) -> int:

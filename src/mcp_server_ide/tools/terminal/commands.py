@@ -72,6 +72,24 @@ def _lean_run(result: Any) -> Any:
     return without(result, "durationMs", stdout="", stderr="", timedOut=False, truncated=False)
 
 
+PLAIN_RUN = "exit code {}\n"
+"""The first line of a plain run's MCP answer; the program's stdout follows it verbatim."""
+
+
+def _plain_run(result: Any) -> Any:
+    """A run with nothing to say but its exit code and stdout, as text: ``exit code N`` and a newline,
+    then stdout as the program wrote it (no JSON escaping of every newline and quote). Anything more
+    (stderr, a timeout, a cut) keeps the JSON object, as does ``--structured-content``."""
+    lean = _lean_run(result)
+    if (
+        set(lean) <= {"stdout", "exitCode"}
+        and isinstance(lean.get("exitCode"), int)
+        and not current().structured
+    ):
+        return PLAIN_RUN.format(lean["exitCode"]) + lean.get("stdout", "")
+    return lean
+
+
 class TerminalExecuted(TypedDict):
     status: str
     terminalId: str
@@ -108,7 +126,7 @@ def _command_result(done: processes.Completed) -> CommandResult:
         truncated=done.truncated,
         durationMs=done.duration_ms,
     )
-    return shaped(full, _lean_run)
+    return shaped(full, _plain_run)  # the text form is for MCP without --structured-content only
 
 
 async def _run(
@@ -220,7 +238,8 @@ async def run_command_on_background(
     maxOutputBytes: MaxOutput = None,
 ) -> CommandResult:
     """Run a shell command to completion (no terminal, stdin closed, no server secrets; on timeout its process
-    tree is killed) and return stdout, stderr and exit code. Long runs: `start_job`."""
+    tree is killed): `exit code N` then stdout, as text; JSON `{stdout?, stderr, exitCode, timedOut?,
+    truncated?}` when there is stderr, a timeout or a cut. Long runs: `start_job`."""
     await confirm_command("Run this command", command)
     done = await _run(command, cwd, env, timeout, maxOutputBytes)
     return _command_result(done)
