@@ -307,10 +307,12 @@ async def get_project_problems(
 
     from ..engines import problems  # lazy: the checkers load on first use
     from ..engines.lsp.adapters.base import env_float
-    from ..engines.search.globs import matcher
+    from ..engines.search.globs import confined, matcher
 
     call = current()
-    matcher(tuple(paths or ()))  # a bad glob fails now, not after the run
+    # A bad glob, or one leading outside the workspace, fails now, not after the run.
+    paths = [confined(call.workspace, glob) for glob in paths or ()]
+    matcher(tuple(paths))
     run = await anyio.to_thread.run_sync(problems.start, call.workspace, sources)
     deadline = time.monotonic() + env_float("MCP_IDE_PROBLEMS_WAIT", 50)
     try:

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..failures import ToolFailure
+
+if TYPE_CHECKING:
+    from ...workspace import Workspace
+
+WILDCARDS = frozenset("*?[{")
 
 
 def matcher(globs: tuple[str, ...]) -> Callable[[str], bool] | None:
@@ -83,3 +89,22 @@ def check_glob(glob: str) -> str:
     if not glob or "\x00" in glob or "\n" in glob:
         raise ToolFailure(f"invalid glob {glob!r}: give a pattern such as '*.py' or 'src/**'")
     return glob
+
+
+def confined(ws: Workspace, glob: str) -> str:
+    """``glob`` as a root-relative glob, refused (a ``ToolFailure`` naming the rule) when its literal
+    folders lead outside the workspace: ``..``, an absolute path elsewhere, a symlink that points out.
+
+    The literal part is the segments before the first one with a wildcard ('src/**' -> 'src'); it
+    goes through the sandbox like any path a caller gives, so a glob filter follows the same walls.
+    """
+    from .. import sandbox
+
+    check_glob(glob)
+    parts = glob.replace("\\", "/").split("/")
+    cut = next((i for i, part in enumerate(parts) if WILDCARDS & set(part)), len(parts))
+    literal, rest = "/".join(parts[:cut]), "/".join(parts[cut:])
+    if not literal.strip("/"):
+        return glob
+    resolved = sandbox.resolve(ws, literal)
+    return "/".join(p for p in (resolved.rel, rest) if p) or glob
