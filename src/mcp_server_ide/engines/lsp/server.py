@@ -2,12 +2,13 @@
 
 Lifecycle: started lazily by the first call that needs it; ``initialize`` (:mod:`.capabilities`) /
 ``initialized``; answers the server's own requests (``workspace/configuration``,
-``window/workDoneProgress/create``, ``client/registerCapability``, ``workspace/applyEdit``);
+``window/workDoneProgress/create``, ``client/registerCapability`` (pull diagnostics, :mod:`.pull`),
+``workspace/diagnostic/refresh``, ``workspace/applyEdit``);
 restarted on the next call after a crash (a crash loop fails clearly instead); stopped when idle
 or over its memory cap by the manager's watchdog; killed with its whole process group on close.
 
 What it holds besides: the open documents (:mod:`.documents`), whether it has loaded the project
-(:mod:`.readiness`) and the diagnostics it published (:mod:`.diagnostics`); the methods of the same
+(:mod:`.readiness`) and its diagnostics, published or pulled (:mod:`.diagnostics`); the methods of the same
 names here are the doors callers use.
 """
 
