@@ -337,6 +337,45 @@ async def test_problems_come_from_ruff_and_basedpyright(py: Shared) -> None:
         path.unlink()
 
 
+def slow_to_check(links: int) -> str:
+    """A module whose checking takes basedpyright seconds: a chain of functions whose return types it must
+    infer through every earlier one."""
+    out = ["from pkg.z_checked_late import g\n\n\ndef f0(x):\n    return [x, {'k': (x, x)}]\n"]
+    for i in range(1, links):
+        out.append(
+            f"\n\ndef f{i}(x):\n    y = f{i - 1}(x)\n    return [y, {{'k': (y, x)}}] if x else f{i - 1}(y)\n"
+        )
+    out.append(f"\n\nv = f{links - 1}(g())\n")
+    return "".join(out)
+
+
+async def test_problems_are_the_checked_ones_while_another_file_is_being_checked(py: Shared) -> None:
+    """basedpyright publishes an empty list for a file it has only bound (here while it checks a slow
+    module that imports it), then the checker's findings for the same version: the answer must be the
+    findings (a pull, answered after the analysis), not the early empty publication taken as complete."""
+    slow = py.root / "pkg/a_slow_check.py"
+    late = py.root / "pkg/z_checked_late.py"
+    slow.write_text(slow_to_check(400))
+    late.write_text("def g() -> int:\n    return undefined_name + 'x'\n")
+    try:
+        from mcp_server_ide.engines.lsp import servers
+
+        # Both opened at once, as a query across files opens them: the slow one is checked first.
+        server = servers(py.ws).server_for(slow)
+        assert server is not None
+        server.sync_document(slow)
+        server.sync_document(late)
+        out = await py.call("get_file_problems", {"pathInProject": "pkg/z_checked_late.py"})
+        undefined = [
+            p for p in out["problems"] if p["source"] == "basedpyright" and "undefined_name" in p["message"]
+        ]
+        assert undefined and undefined[0]["line"] == 1, out
+        assert "partial" not in out, out
+    finally:
+        slow.unlink()
+        late.unlink()
+
+
 async def test_format_file_with_ruff_and_the_engine_function(py: Shared) -> None:
     from mcp_server_ide.engines import code, sandbox
 

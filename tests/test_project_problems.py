@@ -265,3 +265,36 @@ async def updated(messages: list[Any], timeout: float) -> bool:
                 return True
             await anyio.sleep(0.05)
     return False
+
+
+async def test_live_view_follows_edits_and_the_files_they_import(ws_path, mcp):
+    """basedpyright is pulled (it publishes nothing then): the open file's diagnostics are pulled again when
+    it changes and when the server asks for a refresh (here after an open file it imports changed), so the
+    resource shows the current ones with no new get_file_problems. (basedpyright rechecks importers when an
+    open file changes, not when a file is first opened with a new text, pushed or pulled alike.)"""
+    root = python_project(ws_path, broken={})
+    (root / "pkg/value.py").write_text("VALUE = 'text'\n")
+    (root / "pkg/uses.py").write_text("from pkg.value import VALUE\n\nx: int = VALUE\n")
+
+    async def pyright_errors(client: Any, want: bool) -> bool:
+        """Whether pkg/uses.py shows a basedpyright error, once the view says ``want`` (60 s at most)."""
+        with anyio.move_on_after(60):
+            while True:
+                shown = await read_problems(client)
+                found = any(path == "pkg/uses.py" for path, _p in listed(shown, "basedpyright"))
+                if found == want:
+                    return found
+                await anyio.sleep(0.1)
+        return not want
+
+    async with mcp(root) as client:
+        await call(client, "get_file_problems", {"pathInProject": "pkg/value.py"})
+        one = await call(client, "get_file_problems", {"pathInProject": "pkg/uses.py"})
+        assert [p for p in one["problems"] if p["source"] == "basedpyright"], one
+        assert await pyright_errors(client, want=True)
+        # The imported file is fixed: the server asks for a refresh, uses.py is pulled again.
+        await call(client, "rewrite_file_content", {"pathInProject": "pkg/value.py", "text": "VALUE = 1\n"})
+        assert not await pyright_errors(client, want=False)
+        # The open file itself changes: its new text is pulled.
+        await call(client, "rewrite_file_content", {"pathInProject": "pkg/uses.py", "text": "y: str = 1\n"})
+        assert await pyright_errors(client, want=True)

@@ -1,7 +1,7 @@
 """A file's problems: ruff for Python, the language server's diagnostics, tree-sitter syntax errors.
 
-Python gets ruff's findings plus the server's; any language with a server gets the diagnostics it
-publishes for the file's current text (partial when none came in time); a file no tool handles
+Python gets ruff's findings plus the server's; any language with a server gets its complete diagnostics
+of the file's current text, pulled where it offers pulls, else published (partial when none came in time); a file no tool handles
 gets tree-sitter's syntax errors only. Problems are sorted by position, then severity.
 """
 
@@ -43,7 +43,7 @@ def problems(ws: Workspace, resolved: sandbox.Resolved) -> dict[str, Any]:
         diags = server.wait_diagnostics(doc, env_float("MCP_IDE_DIAGNOSTICS_TIMEOUT", 30))
         sources.append(server.adapter.server_name)
         if diags is None:
-            reason = reason or f"{server.adapter.server_name} published no diagnostics in time"
+            reason = reason or f"{server.adapter.server_name} sent no diagnostics in time"
         for d in diags or []:
             found.append(
                 {

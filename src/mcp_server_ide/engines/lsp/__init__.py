@@ -6,7 +6,8 @@
 - :mod:`.capabilities`: what we declare in ``initialize``.
 - :mod:`.documents`: the server's open documents kept equal to the disk; file URIs.
 - :mod:`.readiness`: whether the server has loaded the project (``$/progress``, status, log lines).
-- :mod:`.diagnostics`: the diagnostics it published, and waiting for the current text's.
+- :mod:`.diagnostics`: the diagnostics it published or was pulled for, and waiting for the current text's.
+- :mod:`.pull`: pull diagnostics (``textDocument/diagnostic``): registrations, pulls on change and refresh.
 - :mod:`.manager`: the workspace service (one server per language, idle and memory watchdog).
 - :mod:`.adapters`: one adapter per language (basedpyright, typescript-language-server, configured).
 - :mod:`.install`: the pinned npm install of the TypeScript server into the user's cache.

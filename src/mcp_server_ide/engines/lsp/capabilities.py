@@ -39,7 +39,7 @@ def client_capabilities() -> lsp.ClientCapabilities:
             references=lsp.ReferenceClientCapabilities(),
             rename=lsp.RenameClientCapabilities(prepare_support=True),
             publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True),
-            diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=False),
+            diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=True),
             formatting=lsp.DocumentFormattingClientCapabilities(),
             code_action=lsp.CodeActionClientCapabilities(
                 code_action_literal_support=lsp.ClientCodeActionLiteralOptions(

@@ -76,6 +76,16 @@ class Documents:
     def get(self, uri: str) -> Document | None:
         return self._open.get(uri)
 
+    def uris(self) -> list[str]:
+        """The URIs of every open document."""
+        with self._lock:
+            return list(self._open)
+
+    def language_of(self, uri: str) -> str:
+        """The language id the document is (or would be) opened with."""
+        path = path_of(uri)
+        return self._language_id(path) if path is not None else ""
+
     def clear(self) -> None:
         """Forget every document (a new server process has none open)."""
         self._open.clear()

@@ -2,12 +2,13 @@
 
 Lifecycle: started lazily by the first call that needs it; ``initialize`` (:mod:`.capabilities`) /
 ``initialized``; answers the server's own requests (``workspace/configuration``,
-``window/workDoneProgress/create``, ``client/registerCapability``, ``workspace/applyEdit``);
+``window/workDoneProgress/create``, ``client/registerCapability`` (pull diagnostics, :mod:`.pull`),
+``workspace/diagnostic/refresh``, ``workspace/applyEdit``);
 restarted on the next call after a crash (a crash loop fails clearly instead); stopped when idle
 or over its memory cap by the manager's watchdog; killed with its whole process group on close.
 
 What it holds besides: the open documents (:mod:`.documents`), whether it has loaded the project
-(:mod:`.readiness`) and the diagnostics it published (:mod:`.diagnostics`); the methods of the same
+(:mod:`.readiness`) and its diagnostics, published or pulled (:mod:`.diagnostics`); the methods of the same
 names here are the doors callers use.
 """
 
@@ -31,6 +32,7 @@ from .capabilities import initialize_params, workspace_folders
 from .diagnostics import Diagnostics
 from .documents import Document, Documents, path_of
 from .jsonrpc import Connection, ConnectionLost, RequestTimeout, RpcError
+from .pull import Pulls
 from .readiness import Readiness
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ class LanguageServer:
         self.readiness = Readiness(adapter.server_name)
         self.documents = Documents(self.notify, adapter.language_id, self._lock)
         self.diagnostics = Diagnostics()
+        self.pulls = Pulls(self.diagnostics, self.documents, self._lock)
         self.edit_sink: Callable[[lsp.WorkspaceEdit], bool] | None = None
         self.stderr_tail: deque[str] = deque(maxlen=80)
         self.generation = 0
@@ -127,6 +130,7 @@ class LanguageServer:
         assert self.proc.stdout is not None and self.proc.stdin is not None  # spawn opens both pipes
         conn = Connection(self.proc.stdout, self.proc.stdin, name=f"lsp-{self.language}")
         self.conn = conn
+        self.pulls.reset(conn)
         self._register_handlers(conn)
         conn.start()
         threading.Thread(target=self._drain_stderr, args=(self.proc,), daemon=True, name="lsp-stderr").start()
@@ -137,6 +141,7 @@ class LanguageServer:
                 timeout=env_float("MCP_IDE_LSP_INIT_TIMEOUT", 120),
             )
             self.capabilities = result.capabilities
+            self.pulls.take_static(result.capabilities)
             conn.notify("initialized", lsp.InitializedParams())
             settings = self.adapter.settings(self.root, None)
             if settings:
@@ -167,6 +172,7 @@ class LanguageServer:
         self.conn, self.proc = None, None
         if conn is not None:
             conn.close(reason)
+        self.pulls.stop()
         if proc is not None:
             process.kill_group(proc, grace=0.5)
         self.readiness.clear_progress()
@@ -208,8 +214,8 @@ class LanguageServer:
     def _register_handlers(self, conn: Connection) -> None:
         conn.on_request("workspace/configuration", self._on_configuration)
         conn.on_request("window/workDoneProgress/create", self._on_progress_create)
-        conn.on_request("client/registerCapability", lambda params: None)
-        conn.on_request("client/unregisterCapability", lambda params: None)
+        conn.on_request("client/registerCapability", self.pulls.on_register)
+        conn.on_request("client/unregisterCapability", self.pulls.on_unregister)
         conn.on_request("workspace/applyEdit", self._on_apply_edit)
         conn.on_request(
             "workspace/workspaceFolders",
@@ -217,8 +223,8 @@ class LanguageServer:
         )
         conn.on_request("window/showMessageRequest", lambda params: None)
         conn.on_request("window/showDocument", lambda params: lsp.ShowDocumentResult(success=False))
+        conn.on_request("workspace/diagnostic/refresh", self.pulls.refresh)
         for method in (
-            "workspace/diagnostic/refresh",
             "workspace/semanticTokens/refresh",
             "workspace/inlayHint/refresh",
             "workspace/codeLens/refresh",
@@ -270,9 +276,22 @@ class LanguageServer:
             return self.readiness.wait(timeout, self._closed)
 
     def wait_diagnostics(self, doc: Document, timeout: float) -> list[lsp.Diagnostic] | None:
-        """The diagnostics the server published for ``doc``'s current text; None if none came in time."""
+        """The complete diagnostics of ``doc``'s current text; None if none came in time.
+
+        A server that offers pulls (:mod:`.pull`) is asked with ``textDocument/diagnostic``, whose answer
+        comes after its analysis; one that only publishes is waited for (and asked by pull after all if it
+        registers a pull provider meanwhile)."""
+        deadline = time.monotonic() + timeout
         with self.in_use():
-            return self.diagnostics.wait(doc, timeout, self._closed)
+            if self.pulls.provider(doc.uri) is None:
+                found = self.diagnostics.wait(
+                    doc, timeout, self._closed, until=lambda: self.pulls.provider(doc.uri) is not None
+                )
+                if found is not None or self.pulls.provider(doc.uri) is None:
+                    return found
+            ticket = self.pulls.want(doc.uri)
+            left = max(0.0, deadline - time.monotonic())
+            return self.diagnostics.wait(doc, left, self._closed, pulled_since=ticket)
 
     # ------------------------------------------------------------------ what we ask of the server
 
@@ -301,6 +320,16 @@ class LanguageServer:
             conn.notify(method, params)
         except ConnectionLost:
             self.state = "crashed"
+            return
+        # A server that is pulled publishes nothing of its own: every new text of an open document is
+        # pulled, so the live problems view follows edits as it does for a server that publishes.
+        uri = _document_uri(method, params)
+        if uri is None:
+            return
+        if method == "textDocument/didClose":
+            self.pulls.forget(uri)
+        elif self.pulls.provider(uri) is not None:
+            self.pulls.want(uri)
 
     def supports(self, capability: str) -> bool:
         caps = self.capabilities
@@ -324,3 +353,11 @@ class LanguageServer:
         if not self.running:
             return
         self.documents.file_changed(path, after, created)
+
+
+def _document_uri(method: str, params: object) -> str | None:
+    """The document a ``didOpen``/``didChange``/``didClose`` is about; None for other notifications."""
+    if method not in ("textDocument/didOpen", "textDocument/didChange", "textDocument/didClose"):
+        return None
+    document = getattr(params, "text_document", None)
+    return getattr(document, "uri", None)
