@@ -232,7 +232,7 @@ def _lean_commit(details: Any) -> Any:
 def get_project_vcs_status() -> list[VcsChange] | VcsGroups:
     """Files changed against HEAD (git status): `{staged?, unstaged?: {TYPE: [path]}, untracked?, conflicts?}`
     (a move: `{path, oldPath}`); `{}` when clean."""
-    return shaped([_vcs(e) for e in _repo().status()], _lean_status)  # type: ignore[arg-type]
+    return shaped([_vcs(e) for e in _repo().status()], _lean_status)
 
 
 @tool(
