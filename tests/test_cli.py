@@ -169,10 +169,10 @@ async def test_config_vscode_writes_a_server_with_a_tool_set(venv: Path, ws_path
 
     from mcp_server_ide.toolsets import SEED
 
-    done = cli(venv, "config", "vscode", "--tools", "seed,-wait", "--json", cwd=ws_path)
+    done = cli(venv, "config", "vscode", "--tools", "jetbrains,-wait", "--json", cwd=ws_path)
     assert done.returncode == 0, done.stderr
     server = json.loads(done.stdout)["servers"]["ide"]
-    assert server["args"][-2:] == ["--tools", "seed,-wait"]
+    assert server["args"][-2:] == ["--tools", "jetbrains,-wait"]
     args = [a.replace("${workspaceFolder}", str(ws_path)) for a in server["args"]]
     async with Client(
         StdioServerParameters(command=server["command"], args=args, env=dict(os.environ))
@@ -189,11 +189,11 @@ async def test_config_vscode_writes_a_server_with_a_tool_set(venv: Path, ws_path
 
 
 def test_a_tools_entry_naming_nothing_is_refused_everywhere(venv: Path, ws_path: Path) -> None:
-    seed = cli(venv, "tools", "--tools", "seed")
+    seed = cli(venv, "tools", "--tools", "jetbrains")
     assert seed.returncode == 0 and re.search(r"^41 tools\. ", seed.stdout.splitlines()[-1])
     for args in (
         ("config", "vscode", "--tools", "sede"),
-        ("tools", "--tools", "seed,gti"),
+        ("tools", "--tools", "jetbrains,gti"),
         ("--tools", "sede"),
     ):
         done = subprocess.run(
@@ -205,7 +205,7 @@ def test_a_tools_entry_naming_nothing_is_refused_everywhere(venv: Path, ws_path:
             timeout=60,
         )
         assert done.returncode == 2, (args, done.stderr)
-        assert "unknown --tools entry" in done.stderr and "sets: seed, core, all" in done.stderr, args
+        assert "unknown --tools entry" in done.stderr and "sets: jetbrains, core, all" in done.stderr, args
         assert "Traceback" not in done.stderr and done.stdout == ""
 
 

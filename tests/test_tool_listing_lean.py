@@ -117,10 +117,10 @@ async def test_named_sets_select_tools_over_stdio(ws_path: Path) -> None:
 
     subprocess.run(["git", "init", "-q"], cwd=ws_path, check=True)
     every = await names()
-    seed = await names("--tools", "seed")
+    seed = await names("--tools", "jetbrains")
     assert len(seed) == 41 and seed == [n for n in every if n in SEED]
     assert "project_fs_read" not in seed and "start_job" not in seed
-    mixed = await names("--tools", "seed,project_fs,-wait,-git")
+    mixed = await names("--tools", "jetbrains,project_fs,-wait,-git")
     assert set(mixed) == (set(seed) | {n for n in every if n.startswith("project_fs_")}) - {"wait"} - {
         "get_project_vcs_status",
         "find_commit_by_message",

@@ -125,8 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--tools",
-        help="comma-separated tools, categories or sets (seed, core, all) to serve; prefix with - to remove "
-        "(e.g. 'seed,project_fs,-wait')",
+        help="comma-separated tools, categories or sets (jetbrains, core, all) to serve; prefix with - to remove "
+        "(e.g. 'jetbrains,project_fs,-wait')",
     )
     p.add_argument(
         "--plugin",

@@ -9,7 +9,7 @@ Prints, for the current folder (or ``--workspace DIR``):
 
 ``--json`` prints only the configuration document (what goes in the file), ``--http URL``
 describes a running HTTP server instead of launching one over stdio, ``--name`` renames the
-server entry, ``--tools LIST`` has the server serve a selection (a set such as ``seed`` or ``core``,
+server entry, ``--tools LIST`` has the server serve a selection (a set such as ``jetbrains`` or ``core``,
 categories, names, ``-name``: see :mod:`.toolsets`; checked here, so a typo fails now rather than
 in the client), and any arguments after ``--`` are passed to the server (e.g. ``-- --read-only``).
 The command is the absolute path of the installed ``mcp-server-ide`` script (the README's form,
@@ -129,7 +129,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--tools",
         metavar="LIST",
-        help="the tools the server serves: a set (seed, core, all), categories, names, -name (stdio only)",
+        help="the tools the server serves: a set (jetbrains, core, all), categories, names, -name (stdio only)",
     )
     parser.add_argument("--json", action="store_true", help="print only the configuration document")
     args = parser.parse_args(argv)

@@ -127,7 +127,7 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="print the tools as tools/list shows them: name, title, description, inputSchema, outputSchema, annotations",
     )
-    parser.add_argument("--tools", help="the server's --tools selection (e.g. 'seed,project_fs,-wait')")
+    parser.add_argument("--tools", help="the server's --tools selection (e.g. 'jetbrains,project_fs,-wait')")
     parser.add_argument(
         "--plugin", action="append", default=[], metavar="MODULE", help="include a plugin's tools"
     )

@@ -1,8 +1,8 @@
-"""Named tool sets for ``--tools``: ``seed``, ``core``, ``all``, beside tool names and categories.
+"""Named tool sets for ``--tools``: ``jetbrains``, ``core``, ``all``, beside tool names and categories.
 
 A ``--tools`` selection is a list of entries: a tool name (``wait``), a category (``git``, ``code``),
-or a set below; ``-entry`` removes what the entry names. ``seed,project_fs,-wait`` serves the
-seed's 41 tools and the sandbox tools, less ``wait``. Without an entry that adds, the selection
+or a set below; ``-entry`` removes what the entry names. ``jetbrains,project_fs,-wait`` serves the
+41 tools of the JetBrains-style interface and the sandbox tools, less ``wait``. Without an entry that adds, the selection
 starts from every tool (``-terminal`` serves all but the terminal tools). An entry that names
 nothing is refused, naming what exists (a typo must not silently serve no tools).
 """
@@ -71,7 +71,7 @@ CORE = (
 )
 
 SETS: dict[str, tuple[str, ...]] = {
-    "seed": SEED,
+    "jetbrains": SEED,
     "core": CORE,
     "all": (),  # every tool: filled in by expand()
 }

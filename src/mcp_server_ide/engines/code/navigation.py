@@ -28,6 +28,7 @@ from .query import (
     partial,
     prepare,
     read_for,
+    references_at,
     server_for,
     snap,
     unavailable,
@@ -139,16 +140,7 @@ def _through_shorthands(
         return read_for(ws, server, path)
 
     def refs_at(uri: str, pos: lsp.Position) -> list[lsp.Location]:
-        answer = server.request(
-            "textDocument/references",
-            lsp.ReferenceParams(
-                text_document=lsp.TextDocumentIdentifier(uri=uri),
-                position=pos,
-                context=lsp.ReferenceContext(include_declaration=True),
-            ),
-            timeout=120,
-        )
-        return list(answer or [])
+        return references_at(server, uri, pos)
 
     asked: set[tuple[str, int, int]] = set()
     missing: str | None = None

@@ -139,3 +139,17 @@ def partial(result: dict[str, Any], reason: str | None) -> dict[str, Any]:
         result["partial"] = True
         result["reason"] = reason
     return result
+
+
+def references_at(server: LanguageServer, uri: str, pos: lsp.Position) -> list[lsp.Location]:
+    """The server's references (declaration included) to the symbol at ``pos`` of ``uri``."""
+    answer = server.request(
+        "textDocument/references",
+        lsp.ReferenceParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri),
+            position=pos,
+            context=lsp.ReferenceContext(include_declaration=True),
+        ),
+        timeout=120,
+    )
+    return list(answer or [])

@@ -18,7 +18,7 @@ from .. import multiedit, sandbox
 from ..failures import ToolFailure
 from ..lsp import LanguageServer, Unavailable, uri_of
 from . import shorthand
-from .query import doc_text, prepare, read_for, server_for, snap, unavailable
+from .query import doc_text, prepare, read_for, references_at, server_for, snap, unavailable
 
 IDENTIFIER = re.compile(r"^[^\W\d]\w*$|^\$[\w$]*$", re.UNICODE)
 
@@ -116,16 +116,7 @@ def _through_shorthands(
         return read_for(ws, server, path)
 
     def refs_at(uri: str, pos: lsp.Position) -> list[lsp.Location]:
-        answer = server.request(
-            "textDocument/references",
-            lsp.ReferenceParams(
-                text_document=lsp.TextDocumentIdentifier(uri=uri),
-                position=pos,
-                context=lsp.ReferenceContext(include_declaration=True),
-            ),
-            timeout=120,
-        )
-        return list(answer or [])
+        return references_at(server, uri, pos)
 
     asked: set[tuple[str, int, int]] = set()
     missing: str | None = None

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ class Skip(Exception):
     """The source did not run; the message says why (not installed, untrusted, too large...)."""
 
 
-class Source:
+class Source(ABC):
     name = ""
     kinds: tuple[str, ...] = ()
     """The tree kinds it reads (see :class:`.tree.Tree`): its cache key covers these."""
@@ -56,8 +57,9 @@ class Source:
         if count > limit:
             raise Skip(f"over the size bound: {count} files, more than {limit} ({MAX_FILES_ENV})")
 
+    @abstractmethod
     def run(self, ws: Workspace, cancel: threading.Event) -> ByFile:
-        raise NotImplementedError
+        """Run the source over the project: its problems by root-relative file."""
 
 
 def _run(
