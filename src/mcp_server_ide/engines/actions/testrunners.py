@@ -3,10 +3,15 @@
 A runner is offered only when the project has tests for it and its tool is installed: a Python
 project with ``test_*.py`` files (pytest when the project's interpreter has it), a ``package.json``
 with a real ``test`` script, a ``go.mod``, a ``Cargo.toml``.
+
+Finding them runs nothing the workspace controls when it is untrusted (or hosted): whether the
+project's interpreter has pytest is then read from its ``site-packages`` folders, never by running
+it (the interpreter is the workspace's ``.venv`` or whatever ``.vscode/settings.json`` names).
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -50,9 +55,12 @@ _import_cache: dict[tuple[str, str], tuple[float, bool]] = {}
 
 
 def python_can_import(ws: Workspace, python: str, module: str) -> bool:
-    """Whether the project's interpreter has ``module`` (cached for a minute)."""
+    """Whether the project's interpreter has ``module`` (cached for a minute). In an untrusted or hosted
+    workspace the interpreter is not run: its ``site-packages`` are looked at (:func:`installed_beside`)."""
     from ..processes import run
 
+    if not ws.policy.trusted or ws.policy.hosted:
+        return installed_beside(python, module)
     key = (python, module)
     hit = _import_cache.get(key)
     if hit is not None and time.monotonic() - hit[0] < 60:
@@ -72,6 +80,13 @@ def python_can_import(ws: Workspace, python: str, module: str) -> bool:
         ok = False
     _import_cache[key] = (time.monotonic(), ok)
     return ok
+
+
+def installed_beside(python: str, module: str) -> bool:
+    """Whether ``module`` is installed in the ``site-packages``/``dist-packages`` of the prefix that
+    holds the interpreter ``python`` (``<prefix>/bin/python``), read from the disk without running it."""
+    prefix = glob.escape(str(Path(python).parent.parent))
+    return any(os.path.isdir(p) for p in glob.glob(f"{prefix}/lib/python3*/*-packages/{glob.escape(module)}"))
 
 
 def test_runners(ws: Workspace) -> list[runconfigs.Step]:
