@@ -87,8 +87,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stateless", action="store_true", help="serve Streamable HTTP without sessions")
     p.add_argument(
         "--token",
-        default=os.environ.get("MCP_IDE_TOKEN"),
-        help="bearer token every HTTP call must carry (or env MCP_IDE_TOKEN)",
+        default=None,
+        help="bearer token every HTTP call must carry; visible to other processes in /proc/PID/cmdline: "
+        "prefer --token-file or env MCP_IDE_TOKEN",
+    )
+    p.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="read the bearer token from this file (its first line); then env MCP_IDE_TOKEN, then --token",
     )
     p.add_argument(
         "--allowed-host", action="append", default=[], help="extra Host header value to accept (repeatable)"
@@ -167,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    if not _take_token(args):
+        return 2
     if args.http and not _is_loopback(args.host) and not args.token:
         print(
             "mcp-server-ide: binding to a non-loopback address needs --token (or MCP_IDE_TOKEN)",
@@ -202,9 +210,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _take_token(args: argparse.Namespace) -> bool:
+    """Put the token (``--token-file``, ``--token`` or ``MCP_IDE_TOKEN``) in ``args.token`` and hide it
+    from every other process before anything runs (see :mod:`.secrecy`); False on a bad token option."""
+    from . import secrecy
+
+    on_argv = args.token is not None
+    if on_argv:
+        print(secrecy.CMDLINE_WARNING, file=sys.stderr)
+    try:
+        args.token = secrecy.resolve_token(args.token, args.token_file)
+    except secrecy.TokenError as exc:
+        print(f"mcp-server-ide: {exc}", file=sys.stderr)
+        return False
+    secrecy.hide_secrets(argv_token=on_argv)
+    return True
+
+
 def _server_options(args: argparse.Namespace) -> dict[str, object]:
     """The options a server build reads (what its ``initialize`` answer may derive from)."""
-    skip = {"workspace", "log_level", "version", "http", "host", "port", "stateless", "token"}
+    skip = {"workspace", "log_level", "version", "http", "host", "port", "stateless", "token", "token_file"}
     return {k: v for k, v in vars(args).items() if k not in skip}
 
 
@@ -273,6 +298,8 @@ def _call(rest: list[str]) -> int:
     if rest and not rest[0].startswith("-"):
         payload, rest = rest[0], rest[1:]
     args = build_parser().parse_args(rest)
+    if not _take_token(args):
+        return 2
     workspaces, _server, runner = _build(args)
     import anyio
 
