@@ -145,6 +145,7 @@ def _git_trap(root: Path, marker: Path, tools: Path) -> None:
     (root / "app.py").write_text((root / "app.py").read_text() + "\nhelper(2)\n")
     git("commit", "-q", "-am", "fix bug in helper")
     (root / "app.py").write_text((root / "app.py").read_text() + "\nhelper(3)\n")  # a change to diff
+    _submodule_trap(root, marker, tools, git)
     (root / "staged.txt").write_text("staged\n")
     git("add", "staged.txt")  # something for draft_commit_message to read (git diff --cached)
     (root / "untracked.txt").write_text("new\n")
@@ -186,6 +187,30 @@ def _git_trap(root: Path, marker: Path, tools: Path) -> None:
         _script(hooks / name, marker, f"hook {name}")
 
 
+def _submodule_trap(root: Path, marker: Path, tools: Path, git: Any) -> None:
+    """A submodule ``lib`` whose own configuration (``.git/modules/lib/config``) names programs, with a
+    modified file there: git would run them if it looked into the submodule unguarded."""
+    origin = root.parent / "lib-origin"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(origin)], check=True, capture_output=True)
+    (origin / "a.txt").write_text("a\n")
+    subprocess.run(["git", "-C", str(origin), "add", "-A"], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(origin), "commit", "-q", "-m", "lib"], check=True, capture_output=True)
+    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(origin), "lib")
+    git("commit", "-q", "-m", "add lib")
+    program = _script(tools / "submodule-program", marker, "submodule-config-program")
+    lib = root / "lib"
+    for key in (
+        "core.fsmonitor",
+        "filter.trap.clean",
+        "filter.trap.process",
+        "diff.trap.textconv",
+        "core.pager",
+    ):
+        subprocess.run(["git", "-C", str(lib), "config", key, program], check=True, capture_output=True)
+    (lib / ".gitattributes").write_text("* filter=trap diff=trap\n")
+    (lib / "a.txt").write_text("a\nchanged\n")
+
+
 ROOT_FILE = "app.py"
 
 ARGS: dict[str, dict[str, Any]] = {
@@ -216,6 +241,8 @@ EXTRA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("get_symbols_in_file", {"pathInProject": "index.ts"}),
     ("find_references", {"pathInProject": "index.ts", "line": 0, "character": 17}),
     ("get_file_diff", {"pathInProject": ROOT_FILE}),
+    ("get_file_diff", {"pathInProject": "lib"}),
+    ("get_file_history", {"pathInProject": "lib"}),
     ("get_project_vcs_status", {}),
 ]
 """More calls of the same tools: the other language, a diff of the working tree."""
@@ -294,3 +321,8 @@ async def test_read_only_tools_run_nothing_of_an_untrusted_workspace(
     assert asked, "nothing asked the person"
     ran = marker.read_text() if marker.exists() else ""
     assert ran == "", f"the untrusted workspace's programs ran:\n{ran}"
+    # The traps are live: git as a person runs it here starts the repository's and the submodule's programs.
+    for where in (root, root / "lib"):
+        subprocess.run(["git", "status"], cwd=where, capture_output=True, stdin=subprocess.DEVNULL)
+    ran = marker.read_text() if marker.exists() else ""
+    assert "git-config-program" in ran and "submodule-config-program" in ran, ran
