@@ -7,13 +7,15 @@ faster than ``--json`` here and is a third of its size (measured on a 340-file r
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..failures import ToolFailure
+from .beneath import Folders, decoded_as_ripgrep, read_lines
 from .globs import matcher
 from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, rel_name, rg_binary, run
-from .scope import SWAPPED, Filters, common_args, swapped
+from .scope import SWAPPED, Filters, common_args
 
 MAX_COLUMNS = 2000
 """Longer lines (minified files) are cut by ripgrep after this many bytes; columns stay exact."""
@@ -91,12 +93,65 @@ def search_content(
     wanted = matcher(filters.include)
     if wanted is not None:
         files = [f for f in files if wanted(f.path)]
-    changed = swapped(root, [f.path for f in files], files_too=True)
-    if changed:
-        files = [f for f in files if f.path not in changed]
-        reason = reason or SWAPPED
     files.sort(key=lambda f: f.path)
+    files, changed = _as_beneath(root, files)
+    if changed:
+        reason = reason or SWAPPED
     return ContentResult(files=files, complete=reason is None, reason=reason)
+
+
+def _as_beneath(root: Path, files: list[FileMatches]) -> tuple[list[FileMatches], bool]:
+    """The ``files`` (sorted by path) that are regular files beneath ``root`` now, each with only the
+    matches whose line reads the same from the file opened there (:mod:`.beneath`: ripgrep may have
+    read a file beyond a folder swapped for a link); whether anything was left out."""
+    kept: list[FileMatches] = []
+    changed = False
+    with Folders(root) as folders:
+        for found in files:
+            fd = folders.open_file(found.path)
+            if fd is None:
+                changed = True
+                continue
+            try:
+                if found.matches:
+                    lines = _lines(fd, [m.line for m in found.matches])
+                    same = [m for m in found.matches if _reads_the_same(m, lines.get(m.line))]
+                    if len(same) < len(found.matches):
+                        changed = True
+                        if not same:
+                            continue
+                        found.matches = same
+            finally:
+                os.close(fd)
+            kept.append(found)
+    return kept, changed
+
+
+def _lines(fd: int, wanted: list[int]) -> dict[int, bytes]:
+    """Lines of the file as ripgrep searched them (a UTF-16 file transcoded to UTF-8 first)."""
+    encoding = decoded_as_ripgrep(os.pread(fd, 2, 0))
+    if encoding is None:
+        return read_lines(fd, wanted)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    text = b"".join(chunks).decode(encoding, "replace").encode("utf-8").split(b"\n")
+    return {n: text[n - 1].removesuffix(b"\r") for n in wanted if n <= len(text)}
+
+
+_LONG_LINE = b" [..."
+"""How ripgrep's note begins after the first MAX_COLUMNS bytes of a longer line."""
+
+
+def _reads_the_same(match: Match, line: bytes | None) -> bool:
+    if line is None:
+        return False
+    if match.line == 1 and line.startswith(b"\xef\xbb\xbf"):
+        line = line[3:]  # ripgrep drops a UTF-8 byte order mark
+    if line == match.text:
+        return True
+    cut = match.text.rfind(_LONG_LINE)
+    return len(line) > MAX_COLUMNS and cut > 0 and line[:cut] == match.text[:cut]
 
 
 def _parse_matches(data: bytes, keep: int) -> list[FileMatches]:
