@@ -4,13 +4,15 @@ Ripgrep opens folders and files by path (``openat(AT_FDCWD, "./sub/x")``), follo
 swapped for a link out while it walks leads it outside, and may be swapped back before it ends, so no
 later ``lstat`` can tell. Its names and lines are therefore only candidates: each name is looked up
 again one folder at a time from the root's descriptor with ``O_NOFOLLOW`` (:class:`Folders`), and a
-content search's lines are read again from the file opened that way (:func:`same_lines`). What is not
+content search reads each line again from the file opened that way (:mod:`.content`). What is not
 there now, or reads differently, is left out: whatever ripgrep met on its way, the answer holds only
 what is beneath the root.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import stat
 from pathlib import Path
@@ -18,7 +20,57 @@ from pathlib import Path
 _ROOT_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
 _DIR_FLAGS = _ROOT_FLAGS | os.O_NOFOLLOW
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_CHUNK = 1 << 16
+_LOOK_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+
+_SYS_OPENAT2 = {"x86_64": 437, "aarch64": 437}.get(os.uname().machine) if hasattr(os, "uname") else None
+_RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH = 0x04, 0x08
+
+
+class _Openat2:
+    """``openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`` (Linux 5.6+) through ``ctypes``: a file
+    beneath a folder's descriptor in one system call, failing on any link on the way. Disabled for
+    good on the first ENOSYS (an older kernel, a seccomp filter): :class:`Folders` then walks."""
+
+    def __init__(self) -> None:
+        self._syscall = None
+        if _SYS_OPENAT2 is not None and os.name == "posix":
+            try:
+                self._syscall = ctypes.CDLL(None, use_errno=True).syscall
+            except (OSError, AttributeError):
+                self._syscall = None
+        resolve = _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS
+        self._how = {False: _OpenHow(_FILE_FLAGS, 0, resolve), True: _OpenHow(_LOOK_FLAGS, 0, resolve)}
+        self._size = ctypes.sizeof(_OpenHow)
+
+    def open(self, dir_fd: int, path: str, *, look: bool = False) -> int | None:
+        """The descriptor (with ``look``, an ``O_PATH`` one to ``fstat``), -1 when the file is not
+        reachable that way, None when openat2 is not here."""
+        if self._syscall is None:
+            return None
+        try:
+            name = os.fsencode(path)
+        except UnicodeError:
+            return -1
+        for _ in range(3):
+            fd = self._syscall(_SYS_OPENAT2, dir_fd, name, ctypes.byref(self._how[look]), self._size)
+            if fd >= 0:
+                return fd
+            err = ctypes.get_errno()
+            if err == errno.EAGAIN:
+                continue  # a rename raced the lookup: look again
+            if err in (errno.ENOSYS, errno.EPERM) and path:
+                self._syscall = None
+                return None
+            return -1
+        return -1
+
+
+_openat2 = _Openat2()
 
 
 class Folders:
@@ -57,6 +109,14 @@ class Folders:
 
     def is_file(self, path: str) -> bool:
         """Whether ``path`` is a regular file beneath the root now (not a link)."""
+        fd = _openat2.open(self._chain[0][1], path, look=True) if "\x00" not in path else -1
+        if fd is not None:
+            if fd < 0:
+                return False
+            try:
+                return stat.S_ISREG(os.fstat(fd).st_mode)
+            finally:
+                os.close(fd)
         folder, _, name = path.rpartition("/")
         fd = self.fd(folder)
         if fd is None:
@@ -68,13 +128,17 @@ class Folders:
 
     def open_file(self, path: str) -> int | None:
         """A readable descriptor of the regular file ``path`` beneath the root, or None."""
-        folder, _, name = path.rpartition("/")
-        fd = self.fd(folder)
-        if fd is None:
-            return None
-        try:
-            file_fd = os.open(name, _FILE_FLAGS, dir_fd=fd)
-        except (OSError, ValueError):
+        file_fd = _openat2.open(self._chain[0][1], path) if "\x00" not in path else -1
+        if file_fd is None:  # no openat2: one folder at a time
+            folder, _, name = path.rpartition("/")
+            fd = self.fd(folder)
+            if fd is None:
+                return None
+            try:
+                file_fd = os.open(name, _FILE_FLAGS, dir_fd=fd)
+            except (OSError, ValueError):
+                return None
+        elif file_fd < 0:
             return None
         if not stat.S_ISREG(os.fstat(file_fd).st_mode):
             os.close(file_fd)
@@ -99,30 +163,6 @@ def present(root: Path, paths: list[str]) -> set[str]:
     following a link: one ``fstatat`` a name, one ``open`` a folder."""
     with Folders(root) as folders:
         return {p for p in sorted(paths) if folders.is_file(p)}
-
-
-def read_lines(fd: int, wanted: list[int]) -> dict[int, bytes]:
-    """Lines ``wanted`` (1-based, ascending) of the file open at ``fd``, without their line breaks
-    (and a final ``\\r``); a line past the end is missing. Reads only as far as the last one."""
-    found: dict[int, bytes] = {}
-    buf, pos, line, eof = b"", 0, 1, False
-    for n in wanted:
-        while True:
-            nl = buf.find(b"\n", pos)
-            if nl < 0 and not eof:
-                chunk = os.read(fd, _CHUNK)
-                buf, pos, eof = buf[pos:] + chunk, 0, not chunk
-                continue
-            if line == n:
-                if nl < 0 and pos >= len(buf):
-                    return found  # past the end
-                text = buf[pos : nl if nl >= 0 else len(buf)]
-                found[n] = text[:-1] if text.endswith(b"\r") else text
-                break
-            if nl < 0:
-                return found
-            pos, line = nl + 1, line + 1
-    return found
 
 
 def decoded_as_ripgrep(first: bytes) -> str | None:
