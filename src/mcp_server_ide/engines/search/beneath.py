@@ -15,6 +15,7 @@ import ctypes
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 _ROOT_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
@@ -37,7 +38,7 @@ class _Openat2:
     good on the first ENOSYS (an older kernel, a seccomp filter): :class:`Folders` then walks."""
 
     def __init__(self) -> None:
-        self._syscall = None
+        self._syscall: Callable[..., int] | None = None
         if _SYS_OPENAT2 is not None and os.name == "posix":
             try:
                 self._syscall = ctypes.CDLL(None, use_errno=True).syscall
@@ -63,7 +64,7 @@ class _Openat2:
             err = ctypes.get_errno()
             if err == errno.EAGAIN:
                 continue  # a rename raced the lookup: look again
-            if err in (errno.ENOSYS, errno.EPERM) and path:
+            if err in (errno.ENOSYS, errno.EPERM):
                 self._syscall = None
                 return None
             return -1
