@@ -12,14 +12,10 @@ only leave our temp files out.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import stat
 from pathlib import Path
-
-try:
-    import fcntl
-except ImportError:  # Windows: no flock; temp files are leftovers by age only
-    fcntl = None  # type: ignore[assignment]
 
 from .. import sandbox
 
@@ -35,8 +31,7 @@ and its ``flock``: left for a later sweep."""
 
 def hold(fd: int) -> None:
     """Lock a new temp file for its writer (released when the descriptor closes or the writer dies)."""
-    if fcntl is not None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    fcntl.flock(fd, fcntl.LOCK_EX)
 
 
 def sweep_temp_names(dir_fd: int, names: list[str]) -> int:
@@ -63,7 +58,7 @@ def sweep_temp_names(dir_fd: int, names: list[str]) -> int:
 
 def _unheld(dir_fd: int, name: str, st: os.stat_result, now: float) -> bool:
     """Whether no writer holds the temp file ``name`` (its lock is free)."""
-    if fcntl is None or (st.st_size == 0 and st.st_mtime > now - _JUST_MADE):
+    if st.st_size == 0 and st.st_mtime > now - _JUST_MADE:
         return False
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
