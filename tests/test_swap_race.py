@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.types import ResourceTemplateReference
+from mcp.types import PromptReference, ResourceTemplateReference
 
 from .support.security import is_crash, registered_specs, result_text
 
@@ -96,6 +96,7 @@ async def test_no_answer_holds_anything_from_outside_while_a_folder_is_swapped(m
         async with mcp(ws_path) as client:
             template = (await client.list_resource_templates()).resource_templates[0].uri_template
             ref = ResourceTemplateReference(type="ref/resource", uri=template)
+            prompt = PromptReference(type="ref/prompt", name="explain_symbol")
             ends = time.monotonic() + RACE_SECONDS
             while time.monotonic() < ends or rounds < 5:
                 rounds += 1
@@ -106,11 +107,13 @@ async def test_no_answer_holds_anything_from_outside_while_a_folder_is_swapped(m
                     assert not is_crash(tool, text), f"{tool} crashed in the race: {text[:300]}"
                     assert MARKER not in text, f"{tool}({args}) answered from outside: {text[:400]}"
                     answered[tool] = answered.get(tool, 0) + (not result.is_error)
-                for value in ("sub/", "sub/n", "sub/Z"):
+                for where, value in ((ref, "sub/"), (ref, "sub/n"), (ref, "sub/Z"), (prompt, "sub/")):
                     with anyio.fail_after(30):
-                        done = await client.complete(ref, {"name": "path", "value": value})
+                        done = await client.complete(where, {"name": "path", "value": value})
                     shown = json.dumps(done.completion.values)
-                    assert MARKER not in shown, f"completion of {value!r} listed outside names: {shown}"
+                    assert MARKER not in shown, (
+                        f"completion of {value!r} ({where.type}) listed outside names: {shown}"
+                    )
                 with anyio.fail_after(30):
                     listed = await client.list_resources()
                 shown = json.dumps([r.uri for r in listed.resources] + [r.name for r in listed.resources])
