@@ -261,7 +261,8 @@ async def test_a_full_disk_leaves_the_original_intact(mcp, tmp_path: Path) -> No
 
 def test_disk_full_under_a_file_size_limit(ws_path: Path) -> None:
     """The fallback for machines where tmpfs cannot be mounted: the server runs under
-    ``prlimit --fsize``, so a write past the limit fails (EFBIG) as a full disk would."""
+    ``prlimit --fsize``, so a write past the limit fails (EFBIG) as a full disk would: the file is
+    unchanged, no temp file stays, and a create leaves none of the folders it made (issue 13, item 9)."""
     prlimit = require_system("prlimit", "util-linux")
     original = "".join(f"line {i:05d} of the document\n" for i in range(700)).encode()
     doc = ws_path / "doc.txt"
@@ -312,6 +313,19 @@ def test_disk_full_under_a_file_size_limit(ws_path: Path) -> None:
             )
             assert doc.read_bytes() == original
             assert not _temp_files(ws_path) and not (ws_path / "new.txt").exists()
+        # A create that fails takes back the folders it made on the way, and only those.
+        (ws_path / "kept").mkdir()
+        for tool, args in (
+            ("create_new_file_with_text", {"pathInProject": "made/on/the/way/new.txt", "text": big}),
+            ("create_new_file_with_text", {"pathInProject": "kept/made/new.txt", "text": big}),
+            ("project_fs_write", {"path": "pfs/made/new.txt", "content": big}),
+        ):
+            if tool not in TOOL_NAMES:
+                continue
+            r = httpx.post(f"{url}/mcp/{tool}", json=args, timeout=30)
+            assert r.status_code >= 400, f"{tool}: {r.status_code} {r.text[:300]}"
+            left = sorted(p.relative_to(ws_path).as_posix() for p in ws_path.rglob("*"))
+            assert left == ["doc.txt", "kept"], f"{tool}({args}) left {left}"
         assert proc.poll() is None, "the server died at the file size limit"
     finally:
         _kill_group(proc)

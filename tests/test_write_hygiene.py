@@ -4,16 +4,22 @@
   process-wide: a ``mkdir`` or child process of another thread would get mode 0777 in that window).
 - Our temp files left by a killed write are never listed and never removed by a listing (nor by
   anything under ``--read-only``); a write sweeps the stale ones of its own folder, and a server's
-  start-up sweeps the workspace. A temp file younger than a minute may be in flight: it stays.
+  start-up sweeps the workspace. A leftover is a temp file no live writer holds (a writer locks its
+  temp file; the kernel drops the lock of a killed one), however young, or one over a minute old: a
+  temp file a live writer holds stays (issue 13, item 9).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import stat
+import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +127,39 @@ def _leftover(ws: Path, rel: str, *, age_s: float = 3600) -> Path:
     return path
 
 
+HOLDER = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.flock(fd, fcntl.LOCK_EX)  # as a writer holds its temp file (engines/textio/atomic.py)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def _held(path: Path) -> Iterator[subprocess.Popen[str]]:
+    """A live writer (another process) holding the lock on temp file ``path`` while the block runs."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def _killed_young(ws: Path, rel: str) -> Path:
+    """What a write killed with ``kill -9`` a moment ago leaves: a temp file, seconds old, whose
+    writer held its lock until the kill."""
+    path = _leftover(ws, rel, age_s=0)
+    with _held(path) as writer:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(10)
+    return path
+
+
 async def _list_everything(client: Any) -> None:
     for tool, args in LISTINGS:
         text = (await _ok(client, tool, args)).content[0].text
@@ -153,14 +192,17 @@ async def test_a_listing_keeps_temp_files_and_a_write_sweeps_its_own_folder(mcp,
     (ws_path / "src").mkdir()
     (ws_path / "src/app.py").write_text("print('app')\n")
     stale_here = _leftover(ws_path, "src/.app.py.k1llEd1.mcp-ide.tmp")
-    fresh_here = _leftover(ws_path, "src/.app.py.fr3sh.mcp-ide.tmp", age_s=0)  # may be in flight
+    young_here = _killed_young(ws_path, "src/.app.py.y0ung.mcp-ide.tmp")
+    fresh_here = _leftover(ws_path, "src/.app.py.fr3sh.mcp-ide.tmp", age_s=0)
     stale_elsewhere = _leftover(ws_path, "lib/.util.py.k1llEd2.mcp-ide.tmp")
     async with mcp(ws_path) as client:
         await _list_everything(client)
         assert stale_here.exists() and stale_elsewhere.exists(), "a listing removed a file"
-        await _ok(client, "create_new_file_with_text", {"pathInProject": "src/new.py", "text": "x = 1\n"})
+        with _held(fresh_here):  # in flight: a live writer holds it
+            await _ok(client, "create_new_file_with_text", {"pathInProject": "src/new.py", "text": "x = 1\n"})
         assert not stale_here.exists(), "a write left a stale temp file of its folder"
-        assert fresh_here.exists(), "a write removed a temp file that may still be in flight"
+        assert not young_here.exists(), "a write left a temp file of its folder whose writer was killed"
+        assert fresh_here.exists(), "a write removed a temp file a live writer holds"
         assert stale_elsewhere.exists(), "a write swept a folder it did not write in"
         # A leftover that appears later in a folder already written in is swept by the next write there.
         later = _leftover(ws_path, "src/.new.py.k1llEd3.mcp-ide.tmp")
@@ -179,10 +221,13 @@ async def test_start_up_sweeps_the_workspace(ws_path: Path) -> None:
         _leftover(ws_path, "build/out/.x.js.k1llEd2.mcp-ide.tmp"),  # ignored folders too
         _leftover(ws_path, ".hidden/.y.k1llEd3.mcp-ide.tmp"),
     ]
+    # Killed with kill -9 a moment before this start: young, but no writer holds it any more.
+    stale.append(_killed_young(ws_path, "src/.app.py.y0ung.mcp-ide.tmp"))
     fresh = _leftover(ws_path, "src/.app.py.fr3sh.mcp-ide.tmp", age_s=0)
-    async with Client(_stdio(ws_path)) as client:
-        await _ok(client, "get_terminal_info", {})
-        with anyio.fail_after(30):
-            while any(p.exists() for p in stale):
-                await anyio.sleep(0.05)
-    assert fresh.exists(), "the start-up sweep removed a temp file that may still be in flight"
+    with _held(fresh):  # in flight: a live writer (another server, say) holds it
+        async with Client(_stdio(ws_path)) as client:
+            await _ok(client, "get_terminal_info", {})
+            with anyio.fail_after(30):
+                while any(p.exists() for p in stale):
+                    await anyio.sleep(0.05)
+        assert fresh.exists(), "the start-up sweep removed a temp file a live writer holds"

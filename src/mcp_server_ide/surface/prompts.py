@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import anyio
@@ -52,21 +51,29 @@ TEST_NAME = re.compile(
 
 
 def walk_files(ws: Workspace, limit: int = 20000) -> list[str]:
+    """The workspace's files (relative), each folder reached beneath the root without following
+    links (a folder swapped for a link out mid-walk cannot bring in names from outside)."""
     out: list[str] = []
-    stack = [(ws.root, "")]
+    stack = [""]
     while stack and len(out) < limit:
-        folder, prefix = stack.pop()
+        prefix = stack.pop()
         try:
-            with os.scandir(folder) as it:
+            fd = sandbox.open_listing(ws.root, prefix.rstrip("/"))
+        except OSError:
+            continue
+        try:
+            with os.scandir(fd) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
+        finally:
+            os.close(fd)
         for e in entries:
             if e.name in SKIP or sandbox.is_temp_name(e.name):
                 continue
             rel = prefix + e.name
             if e.is_dir(follow_symlinks=False):
-                stack.append((Path(e.path), rel + "/"))
+                stack.append(rel + "/")
             elif e.is_file(follow_symlinks=False):
                 out.append(rel)
     return out

@@ -261,17 +261,38 @@ def _skip(name: str) -> bool:
     return name in SKIP_DIRS or sandbox.is_temp_name(name)
 
 
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tuple[str, ...]]:
-    """Files under ``root`` as path-part tuples, in sorted order, strictly after ``after``."""
+    """Files under ``root`` as path-part tuples, in sorted order, strictly after ``after``. Each folder
+    is opened from its parent's descriptor without following links (a folder swapped for a link out
+    mid-walk cannot list a folder outside); a link is listed by its own name when it points inside."""
 
     def walk(
-        folder: str, prefix: tuple[str, ...], after: tuple[str, ...] | None
+        parent: int | None, name: str, prefix: tuple[str, ...], after: tuple[str, ...] | None
     ) -> Iterator[tuple[str, ...]]:
         try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
+            fd = (
+                os.open(root, _FOLDER_FLAGS)
+                if parent is None
+                else os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+            )
         except OSError:
             return
+        try:
+            try:
+                with os.scandir(fd) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                return
+            yield from entries_of(fd, entries, prefix, after)
+        finally:
+            os.close(fd)
+
+    def entries_of(
+        fd: int, entries: list[os.DirEntry[str]], prefix: tuple[str, ...], after: tuple[str, ...] | None
+    ) -> Iterator[tuple[str, ...]]:
         depth = len(prefix) + 1
         for entry in entries:
             if _skip(entry.name):
@@ -281,7 +302,7 @@ def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tup
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = entry.is_file(follow_symlinks=False)
                 if entry.is_symlink():
-                    real = os.path.realpath(entry.path)
+                    real = os.path.realpath(os.path.join(root, *parts))
                     if not (real == str(root) or real.startswith(str(root) + os.sep)):
                         continue
                     is_file = os.path.isfile(real)
@@ -298,11 +319,11 @@ def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tup
                     else:
                         continue
             if is_dir:
-                yield from walk(entry.path, parts, sub_after)
+                yield from walk(fd, entry.name, parts, sub_after)
             elif is_file:
                 yield parts
 
-    yield from walk(str(root), (), after)
+    yield from walk(None, "", (), after)
 
 
 def _encode_cursor(data: dict[str, object]) -> str:
@@ -374,7 +395,13 @@ def complete_path(ws: Workspace, value: str, chosen: dict[str, str]) -> list[str
     prefix = f"{folder}/" if folder else ""
     names: list[str] = []
     try:
-        with os.scandir(resolved.path) as it:
+        # Reached beneath the root without following links: a folder swapped for a link out since
+        # resolve() cannot make this list a folder outside.
+        listing = sandbox.open_listing(resolved.root, resolved.rel)
+    except OSError:
+        return []
+    try:
+        with os.scandir(listing) as it:
             for entry in it:
                 if _skip(entry.name) and entry.name != partial:
                     continue
@@ -382,6 +409,8 @@ def complete_path(ws: Workspace, value: str, chosen: dict[str, str]) -> list[str
                 names.append(prefix + entry.name + suffix)
     except OSError:
         return []
+    finally:
+        os.close(listing)
     names.sort(key=lambda n: (not n.endswith("/"), n))
     return ranked(names, value) if value else names
 

@@ -11,15 +11,18 @@ What every search does:
   read and no link loop is walked);
 - runs with a deadline and an output cap; a search stopped by either returns what it found so far,
   marked incomplete, never as a complete answer;
-- checks what ripgrep names once it is done (:func:`.scope.swapped`): ripgrep opens folders by path,
-  so a folder swapped for a link out while it walks would lead it outside. Any answer under a folder
-  (or, for a content search, a file) that is now a link or gone is left out, and the answer says so.
+- checks what ripgrep names once it is done (:mod:`.beneath`): ripgrep opens folders by path, so a
+  folder swapped for a link out while it walks (and back) would lead it outside. Each name is looked
+  up again from the root's descriptor without following links, and each matching line is read again
+  from the file opened that way; what is not there or reads differently is left out, and the answer
+  says so.
 
 Which module holds what:
 
 - :mod:`.ripgrep`: finding ``rg`` and running it contained (deadline, output cap, cancellation).
 - :mod:`.globs`: gitignore-style include/exclude globs matched against relative paths.
-- :mod:`.scope`: the flags every search shares (:class:`Filters`) and the swapped-folder check.
+- :mod:`.scope`: the flags every search shares (:class:`Filters`).
+- :mod:`.beneath`: names and lines looked up again beneath the root, never through a link.
 - :mod:`.content`: :func:`search_content`, the matching lines of files.
 - :mod:`.files`: :func:`list_files` (what a search looks at), :func:`find_files` (by name) and
   :func:`list_temp_files`.

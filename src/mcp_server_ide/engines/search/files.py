@@ -3,8 +3,8 @@ and our own temp files.
 
 ``rg --files`` of a 100,000-file tree prints ~6 MB of names; turning each into a ``str`` and testing it
 in Python costs more than ripgrep's whole walk. :func:`find_files` therefore looks for the text in the
-raw output first (one C-speed scan, :func:`.names.candidates`) and decodes, checks and tests for
-swapped folders only the names it finds there.
+raw output first (one C-speed scan, :func:`.names.candidates`) and decodes, tests and looks up again
+beneath the root (:func:`.beneath.present`) only the names it finds there.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .beneath import present
 from .globs import matcher
 from .names import candidates, contains, records, split_names
 from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, rel_name, rg_binary, run
-from .scope import SWAPPED, Filters, common_args, swapped
+from .scope import SWAPPED, Filters, common_args
 
 
 @dataclass
@@ -38,7 +39,8 @@ def list_files(
     """Every file under ``root`` (or its folder ``under``, POSIX, relative) that a search would look
     at (``rg --files``), unsorted, relative to ``root``. The root's ignore files apply in ``under`` too.
 
-    ``check_swapped=False`` skips the swapped-folder check (:func:`.scope.swapped`): only for a caller
+    ``check_swapped=False`` skips looking each name up again beneath the root (:func:`.beneath.present`,
+    one ``fstatat`` a name): only for a caller
     that uses the names to filter a walk of its own that never follows a link (``project_fs_list``),
     where a name from beyond a swapped folder matches nothing."""
     out, reason = _rg_files(root, filters, timeout, max_output)
@@ -112,10 +114,11 @@ def _checked(
     wanted = matcher(filters.include)
     if wanted is not None:
         paths = [p for p in paths if wanted(p)]
-    changed = swapped(root, paths, files_too=False) if check_swapped else set()
-    if changed:
-        paths = [p for p in paths if p not in changed]
-        reason = reason or SWAPPED
+    if check_swapped:
+        there = present(root, paths)
+        if len(there) < len(paths):
+            paths = [p for p in paths if p in there]
+            reason = reason or SWAPPED
     return FilesResult(paths=paths, complete=reason is None, reason=reason)
 
 

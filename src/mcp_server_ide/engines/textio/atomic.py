@@ -3,7 +3,8 @@
 A temp file in the same folder, fsync, rename (or link, for "create only if absent"), fsync of the
 folder; the file's owner and mode are kept, a new file gets ``0o666`` less the umask. Workspace
 files are written relative to their folder opened beneath the root, never following a link. Our
-temp files are never listed; stale ones are swept by a write in their folder (:mod:`.leftovers`).
+temp files are never listed; a writer holds a lock on its temp file, and unlocked ones (their writer
+killed) are swept at start-up and by a write in their folder (:mod:`.leftovers`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import secrets
 from pathlib import Path
 
 from .. import sandbox
-from .leftovers import folder_stamp, sweep_after_write
+from .leftovers import folder_stamp, hold, sweep_after_write
 from .modes import default_mode
 
 
@@ -65,6 +66,9 @@ def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclus
         raise FileExistsError("no free temporary name")
     try:
         try:
+            # Held until the temp file has its final name: a sweep takes only unlocked temp files,
+            # those whose writer is gone (the kernel drops the lock of a killed process).
+            hold(fd)
             if not exclusive:
                 _keep_owner(fd, name, dir_fd)
             view = memoryview(data)
@@ -73,13 +77,13 @@ def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclus
                 view = view[written:]
             os.fchmod(fd, mode if mode is not None else default_mode())
             os.fsync(fd)
+            if exclusive:
+                os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+                os.unlink(tmp, dir_fd=dir_fd)
+            else:
+                os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         finally:
             os.close(fd)
-        if exclusive:
-            os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
-            os.unlink(tmp, dir_fd=dir_fd)
-        else:
-            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp, dir_fd=dir_fd)

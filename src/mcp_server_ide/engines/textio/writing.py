@@ -118,8 +118,14 @@ def write_file(
             make_parents=make_parents,
             made=made,
         )
-    except OSError as exc:
-        raise _map_os_error(exc, resolved) from None
+    except BaseException as exc:
+        # A write that failed (a full disk...) takes back the folders it made on the way: only
+        # those, deepest first, and only while they are empty (someone may have written there since).
+        for folder in reversed(made):
+            sandbox.remove_empty_folder(resolved.root, folder)
+        if isinstance(exc, OSError):
+            raise _map_os_error(exc, resolved) from None
+        raise
     change = changes.FileChange(
         rel=resolved.rel, path=resolved.path, before=before, after=data, made_folders=tuple(made)
     )
