@@ -5,7 +5,8 @@ context resources an assistant wants (git status, problems, the active editor).
   the files in path order, :data:`PAGE_SIZE` at a time, with a ``nextCursor``. A page is found
   by walking the tree in sorted order from the cursor, skipping whole folders that sort before
   it, so page N costs about one page of work even on a 100k-file tree (``.git``,
-  ``node_modules``, ``dist`` and tool caches are skipped).
+  ``node_modules``, ``dist`` and tool caches are skipped; folders deeper than :data:`MAX_DEPTH`
+  are not entered).
 - ``resources/templates/list`` gives one ``file:///<root>/{+path}`` template per workspace root;
   ``completion/complete`` on its ``path`` offers the entries of the folder typed so far.
 - ``resources/read`` of a file URI goes through the sandbox like every tool path: text files
@@ -257,52 +258,68 @@ def read_file_resource(ws: Workspace, uri: str) -> TextResourceContents | BlobRe
 # ----------------------------------------------------------------------------- paged listing
 
 
+MAX_DEPTH = 64
+"""Folders nested deeper than this are not listed (their files stay readable by URI)."""
+
+
 def _skip(name: str) -> bool:
     return name in SKIP_DIRS or sandbox.is_temp_name(name)
 
 
-def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tuple[str, ...]]:
-    """Files under ``root`` as path-part tuples, in sorted order, strictly after ``after``."""
+def _sorted_entries(folder: str) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return iter(sorted(it, key=lambda e: e.name))
+    except OSError:
+        return iter(())
 
-    def walk(
-        folder: str, prefix: tuple[str, ...], after: tuple[str, ...] | None
-    ) -> Iterator[tuple[str, ...]]:
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            return
+
+def iter_files(
+    root: Path, after: tuple[str, ...] | None = None, max_depth: int = MAX_DEPTH
+) -> Iterator[tuple[str, ...]]:
+    """Files under ``root`` as path-part tuples, in sorted order, strictly after ``after``; folders
+    more than ``max_depth`` deep are not entered. A loop with its own stack, not recursion: a
+    2,000-deep tree once failed with "maximum recursion depth exceeded"."""
+    top = str(root)
+    # One frame per open folder: (its remaining entries, its path parts, the cursor within it).
+    stack: list[tuple[Iterator[os.DirEntry[str]], tuple[str, ...], tuple[str, ...] | None]] = [
+        (_sorted_entries(top), (), after)
+    ]
+    while stack:
+        entries, prefix, after = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        if _skip(entry.name):
+            continue
         depth = len(prefix) + 1
-        for entry in entries:
-            if _skip(entry.name):
-                continue
-            parts = (*prefix, entry.name)
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                is_file = entry.is_file(follow_symlinks=False)
-                if entry.is_symlink():
-                    real = os.path.realpath(entry.path)
-                    if not (real == str(root) or real.startswith(str(root) + os.sep)):
-                        continue
-                    is_file = os.path.isfile(real)
-            except OSError:
-                continue
-            sub_after = None
-            if after is not None:
-                head = after[:depth]
-                if parts < head:
+        parts = (*prefix, entry.name)
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = entry.is_file(follow_symlinks=False)
+            if entry.is_symlink():
+                real = os.path.realpath(entry.path)
+                if not (real == top or real.startswith(top + os.sep)):
                     continue
-                if parts == head:
-                    if is_dir and len(after) > depth:
-                        sub_after = after
-                    else:
-                        continue
-            if is_dir:
-                yield from walk(entry.path, parts, sub_after)
-            elif is_file:
-                yield parts
-
-    yield from walk(str(root), (), after)
+                is_file = os.path.isfile(real)
+        except OSError:
+            continue
+        sub_after = None
+        if after is not None:
+            head = after[:depth]
+            if parts < head:
+                continue
+            if parts == head:
+                if is_dir and len(after) > depth:
+                    sub_after = after
+                else:
+                    continue
+        if is_dir:
+            if depth < max_depth:
+                stack.append((_sorted_entries(entry.path), parts, sub_after))
+        elif is_file:
+            yield parts
 
 
 def _encode_cursor(data: dict[str, object]) -> str:
