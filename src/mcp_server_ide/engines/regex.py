@@ -8,7 +8,7 @@ backreferences and no lookaround; a pattern that needs them is refused with the 
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, cast
 
 import re2
 
@@ -35,7 +35,7 @@ class Regex(Protocol):
 def compile_linear(pattern: str | bytes, *, what: str) -> Regex:
     """``pattern`` compiled on RE2; ``what`` names the parameter in the refusal (e.g. 'untilPattern')."""
     try:
-        return re2.compile(pattern, _OPTIONS)
+        return cast("Regex", re2.compile(pattern, _OPTIONS))
     except re2.error as exc:
         reason = (
             exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc

@@ -20,6 +20,7 @@ PathInProject = Annotated[
     str,
     Field(description="Relative to the workspace root."),
 ]
+EntryKind = Literal["file", "directory", "symlink", "other"]
 FOLDER_PAGE = 1000
 """Entries a folder listing answers at most by default (a 200,000-file folder was one 15 MB reply)."""
 FolderPage = Annotated[int, Field(ge=1, le=10_000)]
@@ -249,7 +250,7 @@ def list_files_in_folder(
     try:
         with os.scandir(listing_fd) as it:
             # Kinds for the order (from the directory entry, no stat); sizes only for the page.
-            found = [
+            found: list[tuple[os.DirEntry[str], EntryKind]] = [
                 (entry, _entry_kind(entry, resolved.root, resolved.path))
                 for entry in it
                 if not sandbox.is_temp_name(entry.name)  # in-flight temp files (stale ones are swept)
@@ -276,9 +277,7 @@ def list_files_in_folder(
     )
 
 
-def _entry_kind(
-    entry: os.DirEntry[str], root: os.PathLike[str], folder: os.PathLike[str]
-) -> Literal["file", "directory", "symlink", "other"]:
+def _entry_kind(entry: os.DirEntry[str], root: os.PathLike[str], folder: os.PathLike[str]) -> EntryKind:
     try:
         if entry.is_symlink():
             real = os.path.realpath(os.path.join(folder, entry.name))
