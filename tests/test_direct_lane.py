@@ -200,8 +200,10 @@ def test_requests_the_lane_is_not_sure_of_go_to_the_sdk(files: Path, tmp_path: P
         client.send_raw(json.dumps(padded).replace(", ", "," + " " * 70_000, 1).encode() + b"\n")
         assert b"def f()" in client.read_answer(77)
         assert client.lane_answers() == []
-        # An id JSON-RPC does not allow (a boolean) is the SDK's to judge (it drops the line).
+        # An id JSON-RPC does not allow (a boolean) is never the lane's: the door answers -32600
+        # (the SDK would take the line for a notification and answer nothing).
         client.send({"jsonrpc": "2.0", "id": True, "method": "tools/call", "params": params})
+        assert b'"code":-32600' in client.read_answer(None)
         assert b"def f()" in client.request("tools/call", params)
         assert len(client.lane_answers()) == 1
     finally:

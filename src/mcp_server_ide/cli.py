@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="extra browser Origin allowed to call (repeatable)",
     )
+    p.add_argument("--http-header-timeout", type=float, default=10.0, help="seconds a request head may take")
+    p.add_argument("--http-body-timeout", type=float, default=30.0, help="seconds a request body may take")
+    p.add_argument("--http-max-connections", type=int, default=256, help="open HTTP connections at most")
     p.add_argument(
         "--protect",
         action="append",
@@ -201,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
             token=args.token,
             allowed_hosts=args.allowed_host,
             allowed_origins=args.allow_origin,
+            limits=http.ConnectionLimits(
+                args.http_header_timeout, args.http_body_timeout, args.http_max_connections
+            ),
         )
         anyio.run(http.serve, server, runner, workspaces, settings)
     else:

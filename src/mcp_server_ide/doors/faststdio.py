@@ -30,8 +30,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Protocol
 
+from . import jsonrpc
+
 if TYPE_CHECKING:
     from mcp.server import MCPServer
+    from mcp.shared.message import SessionMessage
 
     from ..surface.lowlevel import MessageReader, MessageWriter
     from .handshake import Handshake
@@ -73,13 +76,60 @@ class _Lines:
             line = await self.reader.readline()
             if not line:
                 raise StopAsyncIteration
-            if self.lane is None or self.writer is None:
+            if self.writer is None:
                 return line
-            answer = self.lane.answer(line)
+            answer = jsonrpc.answer_for_bad_id(line)  # the SDK would take it for a notification
+            if answer is None and self.lane is not None:
+                answer = self.lane.answer(line)
             if answer is None:
                 return line
             self.writer.write(answer)
             await self.writer.drain()
+
+
+class _Answering:
+    """The SDK's read stream, with every line its reader could not parse answered here.
+
+    The SDK hands such a line on as an exception, which the session only logs: the client would
+    wait forever. Here it gets the JSON-RPC error the HTTP doors give (-32700, or -32600 for JSON
+    that is not a message), with the request's id when the bytes still show it."""
+
+    def __init__(self, inner: MessageReader, writer: asyncio.StreamWriter) -> None:
+        self.inner = inner
+        self.writer = writer
+
+    @property
+    def last_context(self) -> object:
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self.inner.receive()
+            answer = jsonrpc.answer_for_unparsed(item) if isinstance(item, Exception) else None
+            if answer is None:
+                return item
+            self.writer.write(answer)
+            await self.writer.drain()
+
+    def __aiter__(self) -> _Answering:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 class _Writer:
@@ -156,8 +206,8 @@ async def stdio_streams(
         # The SDK types its streams as anyio files; it only iterates lines (bytes or text, which it
         # parses as JSON either way) and awaits write/flush, which these do on the asyncio pipes.
         lines, out = _Lines(reader, lane, writer), _Writer(writer, handshake)
-        async with sdk_stdio.stdio_server(stdin=lines, stdout=out) as streams:  # pyright: ignore[reportArgumentType]
-            yield streams
+        async with sdk_stdio.stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):  # pyright: ignore[reportArgumentType]
+            yield _Answering(read_stream, writer), write_stream  # pyright: ignore[reportReturnType]
     finally:
         for transport in (read_transport, write_transport):
             if transport is not None:

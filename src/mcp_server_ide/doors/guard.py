@@ -15,10 +15,14 @@ import hmac
 import json
 from dataclasses import dataclass, field
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import jsonrpc
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 MAX_BODY = 32 * 1024 * 1024
+BODY_TIMEOUT_S = 30.0
 PUBLIC_PATHS = ("/mcp/tools", "/mcp/static/")
 
 
@@ -29,6 +33,7 @@ class GuardPolicy:
     allowed_origins: set[str] = field(default_factory=set)
     token: str | None = None
     max_body: int = MAX_BODY
+    body_timeout: float = BODY_TIMEOUT_S
 
     @classmethod
     def for_bind(
@@ -39,6 +44,7 @@ class GuardPolicy:
         token: str | None,
         extra_hosts: list[str] | None = None,
         extra_origins: list[str] | None = None,
+        body_timeout: float = BODY_TIMEOUT_S,
     ) -> GuardPolicy:
         names: set[str] = set(LOOPBACK_NAMES)
         bound = f"[{host}]" if ":" in host and not host.startswith("[") else host
@@ -48,7 +54,9 @@ class GuardPolicy:
         hosts = {f"{n}:{port}" for n in names} | names
         origins = {f"{scheme}://{n}:{port}" for n in names for scheme in ("http", "https")}
         origins.update(o.rstrip("/").lower() for o in extra_origins or [])
-        return cls(port=port, allowed_hosts=hosts, allowed_origins=origins, token=token)
+        return cls(
+            port=port, allowed_hosts=hosts, allowed_origins=origins, token=token, body_timeout=body_timeout
+        )
 
 
 def envelope_error(message: str) -> bytes:
@@ -70,17 +78,23 @@ class GuardMiddleware:
             status, message, extra = refusal
             await _respond(send, status, message, extra)
             return
+        session = headers.get("mcp-session-id")
+        if session is not None and scope.get("path") in MCP_PATHS and not jsonrpc.visible_ascii(session):
+            await _respond_json(send, 400, _rpc_error(None, -32600, jsonrpc.BAD_SESSION_ID))
+            return
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.policy.max_body):
             await _respond(
                 send, 413, f"refused: the body is over {self.policy.max_body} bytes (rule: bodies are capped)"
             )
             return
-        if scope.get("method") == "POST" and scope.get("path") in JSON_RPC_PATHS:
-            # The SDK's parser keeps the last of two equal keys; a message whose meaning depends on
-            # which parser reads it is refused here (SECURITY.md §5), as the REST door refuses it.
+        body = b""
+        if scope.get("method") in BODY_METHODS:
+            # Every body is read here, whole, within the body deadline: a client that sends it a
+            # byte at a time gets 408 and the connection is closed, whichever door it was for.
             try:
-                body = await _read_body(self._capped(receive, send))
+                with anyio.fail_after(self.policy.body_timeout):
+                    body = await _read_body(self._capped(receive, send))
             except BodyTooLarge:
                 await _respond(
                     send,
@@ -88,25 +102,35 @@ class GuardMiddleware:
                     f"refused: the body is over {self.policy.max_body} bytes (rule: bodies are capped)",
                 )
                 return
+            except TimeoutError:
+                await _respond(
+                    send,
+                    408,
+                    f"refused: the body did not arrive within {self.policy.body_timeout:g} s (rule: request "
+                    "bodies have a read deadline; send the whole body at once)",
+                    {"connection": "close"},
+                )
+                return
             if body is None:
                 return  # the client went away
-            duplicate = _duplicate_key(body)
+            receive = _replay(body, receive)
+        if scope.get("method") == "POST" and scope.get("path") in JSON_RPC_PATHS:
+            duplicate, parsed = _parse_strict(body)
             if duplicate is not None:
                 await _respond_json(
                     send,
                     400,
-                    {
-                        "jsonrpc": "2.0",
-                        "id": None,
-                        "error": {
-                            "code": -32700,
-                            "message": f"Parse error: duplicate key {duplicate!r} (rule: JSON "
-                            "objects must not repeat a key)",
-                        },
-                    },
+                    _rpc_error(
+                        None,
+                        -32700,
+                        f"Parse error: duplicate key {duplicate!r} (rule: JSON objects must not repeat a key)",
+                    ),
                 )
                 return
-            receive = _replay(body, receive)
+            bad = jsonrpc.bad_id(parsed)
+            if bad is not None:  # the SDK would read it as a notification and answer 202, nothing
+                await _respond_json(send, 400, _rpc_error(None, -32600, bad))
+                return
         await self.app(scope, self._capped(receive, send), send)
 
     def _check(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, dict[str, str]] | None:
@@ -162,6 +186,8 @@ class GuardMiddleware:
 
 
 JSON_RPC_PATHS = ("/mcp", "/mcp/", "/messages", "/messages/")
+MCP_PATHS = ("/mcp", "/mcp/")
+BODY_METHODS = ("POST", "PUT", "PATCH")
 
 
 async def _read_body(receive: Receive) -> bytes | None:
@@ -201,17 +227,20 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return out
 
 
-def _duplicate_key(body: bytes) -> str | None:
-    """The first repeated key of a JSON body, if any (other faults are left to the SDK to answer)."""
+def _parse_strict(body: bytes) -> tuple[str | None, object]:
+    """(the first repeated key or None, the parsed JSON or None); other faults are left to the SDK."""
     if b'"' not in body:
-        return None
+        return None, None
     try:
-        json.loads(body, object_pairs_hook=_no_duplicates)
+        return None, json.loads(body, object_pairs_hook=_no_duplicates)
     except _Duplicate as dup:
-        return str(dup.args[0])
+        return str(dup.args[0]), None
     except (ValueError, RecursionError):
-        return None
-    return None
+        return None, None
+
+
+def _rpc_error(request_id: object, code: int, message: str) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
 class BodyTooLarge(Exception):

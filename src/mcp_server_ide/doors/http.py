@@ -18,6 +18,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
 from . import rest
+from .deadlines import ConnectionLimits, bounded_protocol
 from .guard import GuardMiddleware, GuardPolicy
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class HttpSettings:
     token: str | None = None
     allowed_hosts: list[str] = field(default_factory=list)
     allowed_origins: list[str] = field(default_factory=list)
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
@@ -77,9 +79,13 @@ def build_app(
         token=settings.token,
         extra_hosts=settings.allowed_hosts,
         extra_origins=settings.allowed_origins,
+        body_timeout=settings.limits.body_timeout,
     )
     security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
+        # The guard checks Host and Origin for every door with one rule (scheme and host
+        # compared case-insensitively); the SDK's own check, case-sensitive, would refuse what the
+        # REST doors accept.
+        enable_dns_rebinding_protection=False,
         allowed_hosts=sorted(policy.allowed_hosts),
         allowed_origins=sorted(policy.allowed_origins),
     )
@@ -138,5 +144,11 @@ async def serve(
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        http=bounded_protocol(settings.limits),  # read deadlines and a connection cap (.deadlines)
+    )
     await uvicorn.Server(config).serve(sockets=[sock])

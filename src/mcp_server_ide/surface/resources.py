@@ -5,7 +5,8 @@ context resources an assistant wants (git status, problems, the active editor).
   the files in path order, :data:`PAGE_SIZE` at a time, with a ``nextCursor``. A page is found
   by walking the tree in sorted order from the cursor, skipping whole folders that sort before
   it, so page N costs about one page of work even on a 100k-file tree (``.git``,
-  ``node_modules``, ``dist`` and tool caches are skipped).
+  ``node_modules``, ``dist`` and tool caches are skipped; folders deeper than :data:`MAX_DEPTH`
+  are not entered).
 - ``resources/templates/list`` gives one ``file:///<root>/{+path}`` template per workspace root;
   ``completion/complete`` on its ``path`` offers the entries of the folder typed so far.
 - ``resources/read`` of a file URI goes through the sandbox like every tool path: text files
@@ -257,6 +258,10 @@ def read_file_resource(ws: Workspace, uri: str) -> TextResourceContents | BlobRe
 # ----------------------------------------------------------------------------- paged listing
 
 
+MAX_DEPTH = 64
+"""Folders nested deeper than this are not listed (their files stay readable by URI)."""
+
+
 def _skip(name: str) -> bool:
     return name in SKIP_DIRS or sandbox.is_temp_name(name)
 
@@ -264,10 +269,14 @@ def _skip(name: str) -> bool:
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tuple[str, ...]]:
+def iter_files(
+    root: Path, after: tuple[str, ...] | None = None, max_depth: int = MAX_DEPTH
+) -> Iterator[tuple[str, ...]]:
     """Files under ``root`` as path-part tuples, in sorted order, strictly after ``after``. Each folder
     is opened from its parent's descriptor without following links (a folder swapped for a link out
-    mid-walk cannot list a folder outside); a link is listed by its own name when it points inside."""
+    mid-walk cannot list a folder outside); a link is listed by its own name when it points inside.
+    Folders more than ``max_depth`` deep are not entered (a 2,000-deep tree once failed with "maximum
+    recursion depth exceeded"), so at most ``max_depth`` descriptors are open at once."""
 
     def walk(
         parent: int | None, name: str, prefix: tuple[str, ...], after: tuple[str, ...] | None
@@ -319,7 +328,8 @@ def iter_files(root: Path, after: tuple[str, ...] | None = None) -> Iterator[tup
                     else:
                         continue
             if is_dir:
-                yield from walk(fd, entry.name, parts, sub_after)
+                if depth < max_depth:
+                    yield from walk(fd, entry.name, parts, sub_after)
             elif is_file:
                 yield parts
 

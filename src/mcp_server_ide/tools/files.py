@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -12,13 +13,18 @@ from typing_extensions import TypedDict
 
 from ..call import current, shaped
 from ..engines import edits, reads, sandbox, textio
-from ..registry import ToolFailure, tool
+from ..registry import PagedList, ToolFailure, tool
 from .lean import short_hash, without
 
 PathInProject = Annotated[
     str,
     Field(description="Relative to the workspace root."),
 ]
+EntryKind = Literal["file", "directory", "symlink", "other"]
+FOLDER_PAGE = 1000
+"""Entries a folder listing answers at most by default (a 200,000-file folder was one 15 MB reply)."""
+FolderPage = Annotated[int, Field(ge=1, le=10_000)]
+FolderOffset = Annotated[int, Field(ge=0, description="The previous answer's nextOffset.")]
 ExpectedHash = Annotated[
     str | None,
     Field(description="The `hash` a read returned: refused if the file changed since."),
@@ -221,8 +227,11 @@ def create_new_file_with_text(pathInProject: PathInProject, text: str) -> WriteR
     example={"pathInProject": "src/utils"},
     errors=("not found", "not a folder", "outside the workspace"),
 )
-def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry]:
-    """List a folder's entries, not recursive (`/` is the workspace root). Symlinks are never followed."""
+def list_files_in_folder(
+    pathInProject: PathInProject = "/", maxResults: FolderPage = FOLDER_PAGE, offset: FolderOffset = 0
+) -> PagedList[FolderEntry]:
+    """List a folder's entries, not recursive (`/` is the workspace root); folders first. Symlinks are
+    never followed. Paged."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
     if not resolved.path.is_dir():
@@ -231,7 +240,6 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
         raise ToolFailure(
             f"{resolved.display_rel!r} is a file, not a folder (read it with get_file_text_by_path)"
         )
-    entries: list[FolderEntry] = []
     prefix = resolved.rel + "/" if resolved.rel else ""
     try:
         # Reached beneath the root without following links: a folder swapped for a link out since
@@ -241,37 +249,47 @@ def list_files_in_folder(pathInProject: PathInProject = "/") -> list[FolderEntry
         raise sandbox.not_found(resolved) from None
     try:
         with os.scandir(listing_fd) as it:
-            for entry in it:
-                if sandbox.is_temp_name(entry.name):
-                    continue  # our in-flight temp files (a write or start-up sweeps stale ones)
-                kind, size = _entry_kind(entry, resolved.root, resolved.path)
-                item = FolderEntry(
-                    name=entry.name, type=kind, path=(prefix + entry.name).replace("/", os.sep)
-                )
-                if size is not None:
-                    item["size"] = size
-                entries.append(item)
+            # Kinds for the order (from the directory entry, no stat); sizes only for the page.
+            found: list[tuple[os.DirEntry[str], EntryKind]] = [
+                (entry, _entry_kind(entry, resolved.root, resolved.path))
+                for entry in it
+                if not sandbox.is_temp_name(entry.name)  # in-flight temp files (stale ones are swept)
+            ]
+        found.sort(key=lambda e: (e[1] != "directory", e[0].name.casefold(), e[0].name))
+        entries: list[FolderEntry] = []
+        for entry, kind in found[offset : offset + maxResults]:
+            item = FolderEntry(name=entry.name, type=kind, path=(prefix + entry.name).replace("/", os.sep))
+            if kind == "file":
+                with contextlib.suppress(OSError):
+                    item["size"] = entry.stat().st_size
+            entries.append(item)
     finally:
         os.close(listing_fd)
-    entries.sort(key=lambda e: (e["type"] != "directory", e["name"].casefold(), e["name"]))
-    return entries
+    end = offset + len(entries)
+    if offset == 0 and end == len(found):
+        return entries  # type: ignore[return-value]  # the whole folder: the seed's plain array on every door
+    return PagedList(
+        entries,
+        total=len(found),
+        truncated=end < len(found),
+        next_offset=end if end < len(found) else None,
+        offset=offset,
+    )
 
 
-def _entry_kind(
-    entry: os.DirEntry[str], root: os.PathLike[str], folder: os.PathLike[str]
-) -> tuple[Literal["file", "directory", "symlink", "other"], int | None]:
+def _entry_kind(entry: os.DirEntry[str], root: os.PathLike[str], folder: os.PathLike[str]) -> EntryKind:
     try:
         if entry.is_symlink():
             real = os.path.realpath(os.path.join(folder, entry.name))
             if not (real == str(root) or real.startswith(str(root) + os.sep)):
-                return "symlink", None
+                return "symlink"
         if entry.is_dir():
-            return "directory", None
+            return "directory"
         if entry.is_file():
-            return "file", entry.stat().st_size
+            return "file"
     except OSError:
         pass
-    return ("symlink" if entry.is_symlink() else "other"), None
+    return "symlink" if entry.is_symlink() else "other"
 
 
 @tool(

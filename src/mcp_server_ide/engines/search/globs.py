@@ -22,7 +22,9 @@ def matcher(globs: tuple[str, ...]) -> Callable[[str], bool] | None:
     """
     if not globs:
         return None
-    patterns = [re.compile(_glob_regex(check_glob(g))) for g in globs]
+    from ..regex import compile_linear  # RE2: '*a*a*a*…' globs backtrack on Python's re
+
+    patterns = [compile_linear(_glob_regex(check_glob(g)), what=f"glob {g!r}") for g in globs]
     return lambda path: any(p.match(path) for p in patterns)
 
 

@@ -21,6 +21,7 @@ from typing_extensions import TypedDict
 from ...call import current
 from ...engines import sandbox, search
 from ...registry import ToolFailure, tool
+from .walkbounds import WalkBounds
 
 ALWAYS_SKIPPED = frozenset({"node_modules", ".git", "dist"})
 LIST_PAGE = 2000
@@ -42,6 +43,8 @@ class ListResult(TypedDict):
     total: NotRequired[int]
     truncated: NotRequired[bool]
     nextOffset: NotRequired[int | None]
+    note: NotRequired[str]
+    """Why a recursive walk stopped short (too deep, out of time)."""
 
 
 def _flat_listing(arguments: dict[str, Any]) -> bool:
@@ -80,8 +83,9 @@ def project_fs_list(
             )
         raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with project_fs_read)")
     kept = _KeptFiles(resolved.root) if recursive and not includeIgnored else None
+    bounds = WalkBounds()
     try:
-        walk = _walk(resolved, recursive)
+        walk = _walk(resolved, recursive, bounds)
     finally:
         listed = kept.result() if kept is not None else None
     complete = walk.complete
@@ -98,14 +102,17 @@ def project_fs_list(
     for rel in page:
         kind = walk.others.get(rel) or ("directory" if rel in folders else "file")
         entries.append(ListEntry(path=_host(rel), type=kind, size=sizes.get(rel, 0)))
-    return ListResult(
+    result = ListResult(
         dir=resolved.display_rel,
         entries=entries,
         count=len(page),
         total=len(names),
-        truncated=more or not complete,
+        truncated=more or not complete or bounds.note is not None,
         nextOffset=end if more else None,
     )
+    if bounds.note is not None:
+        result["note"] = bounds.note
+    return result
 
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -130,7 +137,7 @@ class _Walk:
         return len(self.files) + len(self.folders) + len(self.others)
 
 
-def _walk(resolved: sandbox.Resolved, recursive: bool) -> _Walk:
+def _walk(resolved: sandbox.Resolved, recursive: bool, bounds: WalkBounds | None = None) -> _Walk:
     """Entries below the folder, never following a symlink (every folder is opened relative to its
     parent's descriptor with ``O_NOFOLLOW``: a folder swapped for a link out since :func:`resolve`
     cannot make the walk list a folder outside), each folder once (a bind mount looping back)."""
@@ -149,6 +156,9 @@ def _walk(resolved: sandbox.Resolved, recursive: bool) -> _Walk:
         stack[0] = (top, prefix, _scan(top, prefix, walk, recursive))
         while stack and walk.complete:
             fd, base, subfolders = stack[-1]
+            if bounds is not None and subfolders and bounds.stop_here(len(stack)):
+                subfolders.clear()  # too deep, or out of time: its subfolders are not walked
+                walk.complete = not bounds.timed_out
             if not subfolders:
                 stack.pop()
                 if fd >= 0:

@@ -4,7 +4,6 @@ for more), input sent, and times.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,6 +18,7 @@ from ..lean import without
 
 if TYPE_CHECKING:
     from ...engines import processes
+    from ...engines.regex import Regex
 else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
@@ -62,7 +62,7 @@ async def wait_until(
     log: processes.OutputLog,
     offset: int,
     wait_s: float,
-    pattern: re.Pattern[str] | None,
+    pattern: Regex | None,
 ) -> bool | None:
     """Wait until ``done()`` or ``pattern`` matches the output after ``offset``; True when it matched."""
     if wait_s <= 0:
@@ -91,6 +91,6 @@ async def wait_until(
         pause = min(pause * 1.5, 0.05)
 
 
-def matches(log: processes.OutputLog, offset: int, pattern: re.Pattern[str]) -> bool:
+def matches(log: processes.OutputLog, offset: int, pattern: Regex) -> bool:
     data, _, _, _ = log.read(max(offset, log.end - 256_000), 256_000, final=True)
     return pattern.search(processes.decode(data)) is not None

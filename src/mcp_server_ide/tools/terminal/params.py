@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
@@ -12,6 +11,7 @@ from ...registry import ToolFailure
 
 if TYPE_CHECKING:
     from ...engines import processes
+    from ...engines.regex import Regex
 else:
     processes = LazyModule("mcp_server_ide.engines.processes")
 
@@ -82,11 +82,10 @@ def wait_s(wait_ms: float) -> float:
     return min(max(0.0, float(wait_ms)), MAX_WAIT_MS) / 1000
 
 
-def until_pattern(text: str | None) -> re.Pattern[str] | None:
-    """``untilPattern`` compiled (None when not given)."""
+def until_pattern(text: str | None) -> Regex | None:
+    """``untilPattern`` compiled on RE2, linear time (None when not given)."""
     if not text:
         return None
-    try:
-        return re.compile(text)
-    except re.error as exc:
-        raise ToolFailure(f"invalid untilPattern: {exc} (give a Python regular expression)") from None
+    from ...engines.regex import compile_linear
+
+    return compile_linear(text, what="untilPattern")
