@@ -21,9 +21,13 @@ VSCE_VERSION = "3.7.1"
 
 
 def _run(argv: list[str], timeout: float = 300) -> str:
-    done = subprocess.run(argv, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        argv, cwd=EXTENSION, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
     if done.returncode != 0:
-        raise AssertionError(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+        raise AssertionError(
+            f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+        )
     return done.stdout + done.stderr
 
 
@@ -54,5 +58,7 @@ def build_vsix(out: Path) -> Path:
     _run([str(esbuild), "src/extension.ts", "--bundle", "--platform=node", "--format=cjs", "--target=node20",
           "--external:vscode", "--outfile=dist/extension.js", "--log-level=warning"])  # fmt: skip
     vsce = npm_package("@vscode/vsce", VSCE_VERSION) / "vsce"
-    _run([str(node()), str(vsce), "package", "--no-dependencies", "--allow-missing-repository", "-o", str(out)])
+    _run(
+        [str(node()), str(vsce), "package", "--no-dependencies", "--allow-missing-repository", "-o", str(out)]
+    )
     return out

@@ -86,7 +86,9 @@ class BridgeEditor:
     def open(
         self, path: Path, selection: Selection | None = None, select_text: str | None = None
     ) -> Selection:
-        return self._either(lambda: self._open(path, selection, select_text), lambda h: h.open(path, selection, select_text))
+        return self._either(
+            lambda: self._open(path, selection, select_text), lambda h: h.open(path, selection, select_text)
+        )
 
     def _open(self, path: Path, selection: Selection | None, select_text: str | None) -> Selection:
         resolved = sandbox.resolve(self.ws, str(path))
@@ -101,7 +103,9 @@ class BridgeEditor:
 
     def close(self, path: Path | None = None) -> bool:
         return self._either(
-            lambda: bool((self.channel.call("close", {"path": str(path) if path else None}) or {}).get("closed")),
+            lambda: bool(
+                (self.channel.call("close", {"path": str(path) if path else None}) or {}).get("closed")
+            ),
             lambda h: h.close(path),
         )
 
@@ -135,7 +139,8 @@ class BridgeEditor:
 
     def replace_text(self, text: str, expected_hash: str | None = None) -> None:
         self._either(
-            lambda: self._edit("replaceText", text, expected_hash), lambda h: h.replace_text(text, expected_hash)
+            lambda: self._edit("replaceText", text, expected_hash),
+            lambda h: h.replace_text(text, expected_hash),
         )
 
     def _edit(self, method: str, text: str, expected_hash: str | None) -> Selection:
