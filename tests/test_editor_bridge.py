@@ -181,3 +181,21 @@ def test_a_hung_editor_costs_one_deadline_then_answers_at_once(peer: Peer) -> No
         assert time.monotonic() - start < 0.5
     finally:
         peer.proc.send_signal(signal.SIGCONT)
+
+
+def test_an_edit_the_editor_does_not_confirm_is_never_made_again_by_the_headless_model(
+    http_server, ws_path: Path, peer: Peer
+) -> None:
+    (ws_path / "a.py").write_text("alpha = 1\nbeta = 2\n")
+    server = http_server(ws_path, env=bridge_env(peer))
+    peer.call("open", {"path": str(ws_path / "a.py"),
+                       "selection": {"anchor": {"line": 1, "character": 0}, "active": {"line": 1, "character": 4}}})  # fmt: skip
+    assert call(server, "get_selected_in_editor_text") == "beta"
+    peer.call("slowNextEdit", {})  # VS Code takes the edit but confirms it only after 6 s
+    answer = httpx.post(f"{server.url}/mcp/replace_selected_text", json={"text": "BETA"}, timeout=30).json()
+    assert answer["status"] is None and "did not confirm the edit" in answer["error"], answer
+    deadline = time.monotonic() + 10
+    while "BETA" not in (ws_path / "a.py").read_text():  # the editor applies it once it runs again
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert (ws_path / "a.py").read_text() == "alpha = 1\nBETA = 2\n"  # once, by the editor only

@@ -28,6 +28,9 @@ from .positions import END_OF_LINE, Position, Selection, find_text
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+EDIT_TIMEOUT = 5.0
+"""Seconds an edit (applying it and saving a clean file) may take in VS Code. An edit that was sent
+but not confirmed is never made again by the headless model: the call fails and says so."""
 
 
 class BridgeEditor:
@@ -161,10 +164,25 @@ class BridgeEditor:
             )
         dirty = bool(found.get("dirty"))
         before = None if dirty else _read_bytes(resolved.path)
-        result = self.channel.call(
-            method,
-            {"path": str(resolved.path), "version": found.get("version"), "text": text, "save": not dirty},
-        )
+        try:
+            result = self.channel.call(
+                method,
+                {
+                    "path": str(resolved.path),
+                    "version": found.get("version"),
+                    "text": text,
+                    "save": not dirty,
+                },
+                timeout=EDIT_TIMEOUT,
+            )
+        except BridgeDown as exc:
+            if not exc.sent:
+                raise  # never reached VS Code: the headless model makes the edit
+            raise ToolFailure(
+                f"unavailable: VS Code did not confirm the edit of {resolved.display_rel!r} within {EDIT_TIMEOUT:g} s; "
+                "it may have been applied there: read the file again before retrying",
+                kind="unavailable",
+            ) from None
         if before is not None:
             after = _read_bytes(resolved.path)
             if after is not None and after != before:

@@ -40,6 +40,9 @@ MAX_LINE = 64 << 20
 class BridgeDown(Exception):
     """The extension did not answer (not listening, gone, hung, or refused the token)."""
 
+    sent = False
+    """True when the request was sent before the channel failed: VS Code may have acted on it."""
+
 
 @dataclass(frozen=True)
 class Address:
@@ -85,16 +88,18 @@ class Channel:
     def connected(self) -> bool:
         return self._sock is not None
 
-    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        """Send one request and return its result. Raises :class:`BridgeDown` when the extension does
-        not answer within the deadline, ``ToolFailure`` when it answers with an error."""
+    def call(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """Send one request and return its result (``timeout`` replaces the channel's deadline for this
+        request). Raises :class:`BridgeDown` when the extension does not answer within the deadline
+        (``sent`` tells whether the request may have reached it), ``ToolFailure`` when it answers
+        with an error."""
         with self._lock:
             if self._sock is None:
                 if time.monotonic() < self._down_until:
                     raise BridgeDown("the editor bridge is down (retrying shortly)")
                 self._connect()
             try:
-                return self._request(method, params or {})
+                return self._request(method, params or {}, timeout)
             except BridgeDown:
                 self._drop()
                 raise
@@ -130,21 +135,26 @@ class Channel:
         if retry:
             self._down_until = time.monotonic() + self.retry
 
-    def _request(self, method: str, params: dict[str, Any]) -> Any:
+    def _request(self, method: str, params: dict[str, Any], timeout: float | None = None) -> Any:
         sock = self._sock
         assert sock is not None
         ident = next(self._ids)
         line = json.dumps({"id": ident, "method": method, "params": params}, ensure_ascii=False) + "\n"
-        deadline = time.monotonic() + self.timeout
+        wait = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        sent = False
         try:
-            sock.settimeout(self.timeout)
+            sock.settimeout(wait)
             sock.sendall(line.encode("utf-8"))
+            sent = True
             while True:
                 answer = self._read_line(sock, deadline)
                 if answer.get("id") == ident:
                     break  # an answer to an earlier request that timed out is skipped
         except (OSError, ValueError) as exc:
-            raise BridgeDown(f"the editor bridge stopped answering ({method}): {exc}") from None
+            down = BridgeDown(f"the editor bridge stopped answering ({method}): {exc}")
+            down.sent = sent
+            raise down from None
         error = answer.get("error")
         if error is not None:
             message = error.get("message") if isinstance(error, dict) else str(error)
