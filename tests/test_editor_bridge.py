@@ -199,3 +199,14 @@ def test_an_edit_the_editor_does_not_confirm_is_never_made_again_by_the_headless
         assert time.monotonic() < deadline
         time.sleep(0.1)
     assert (ws_path / "a.py").read_text() == "alpha = 1\nBETA = 2\n"  # once, by the editor only
+
+
+def test_editor_state_says_which_files_have_unsaved_changes(http_server, ws_path: Path, peer: Peer) -> None:
+    (ws_path / "a.py").write_text("alpha = 1\n")
+    server = http_server(ws_path, env=bridge_env(peer))
+    peer.call("open", {"path": str(ws_path / "a.py")})
+    assert "unsavedFiles" not in call(server, "get_editor_state")  # a field at its default is left out
+    peer.call("type", {"text": "alpha = 2\n"})
+    state = call(server, "get_editor_state")
+    assert state["unsavedFiles"] == [str(ws_path / "a.py")]
+    assert state["visibleFiles"] == [str(ws_path / "a.py")]

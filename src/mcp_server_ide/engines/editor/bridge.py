@@ -71,20 +71,27 @@ class BridgeEditor:
         found = found if isinstance(found, dict) else {}
         active = self._inside(found.get("active"))
         opened: list[Path] = []
+        unsaved: list[Path] = []
+        languages: dict[Path, str] = {}
         for tab in found.get("open") or []:
-            inside = self._inside(tab.get("path") if isinstance(tab, dict) else None)
-            if inside is not None and inside.path not in opened:
-                opened.append(inside.path)
-        return EditorState(active=active.path if active else None, open=opened)
-
-    def details(self) -> dict[str, Any] | None:
-        """VS Code's own view of the editors (visible editors, dirty state, language ids) when the
-        extension answers, else None."""
-        try:
-            found = self.channel.call("state")
-        except BridgeDown:
-            return None
-        return found if isinstance(found, dict) else None
+            if not isinstance(tab, dict):
+                continue
+            inside = self._inside(tab.get("path"))
+            if inside is None or inside.path in opened:
+                continue
+            opened.append(inside.path)
+            if tab.get("dirty"):
+                unsaved.append(inside.path)
+            if isinstance(tab.get("languageId"), str):
+                languages[inside.path] = tab["languageId"]
+        visible = [r.path for r in (self._inside(p) for p in found.get("visible") or []) if r is not None]
+        return EditorState(
+            active=active.path if active else None,
+            open=opened,
+            unsaved=unsaved,
+            visible=list(dict.fromkeys(visible)),
+            languages=languages,
+        )
 
     def open(
         self, path: Path, selection: Selection | None = None, select_text: str | None = None
