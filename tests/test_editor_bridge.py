@@ -210,3 +210,21 @@ def test_editor_state_says_which_files_have_unsaved_changes(http_server, ws_path
     state = call(server, "get_editor_state")
     assert state["unsavedFiles"] == [str(ws_path / "a.py")]
     assert state["visibleFiles"] == [str(ws_path / "a.py")]
+
+
+def test_a_tool_never_writes_under_unsaved_text_in_the_editor(http_server, ws_path: Path, peer: Peer) -> None:
+    (ws_path / "a.py").write_text("alpha = 1\n")
+    server = http_server(ws_path, env=bridge_env(peer))
+    peer.call("open", {"path": str(ws_path / "a.py")})
+    call(server, "rewrite_file_content", pathInProject="a.py", text="alpha = 0\n")  # clean: written
+    assert (ws_path / "a.py").read_text() == "alpha = 0\n"
+    peer.call("type", {"text": "alpha = 'the person typed this'\n"})  # unsaved in the editor
+    answer = httpx.post(f"{server.url}/mcp/rewrite_file_content", json={"pathInProject": "a.py", "text": "x\n"},
+                        timeout=30).json()  # fmt: skip
+    assert answer["status"] is None and "unsaved changes in VS Code" in answer["error"], answer
+    assert (ws_path / "a.py").read_text() == "alpha = 0\n"  # nothing written
+    assert peer.call("active", {})["text"] == "alpha = 'the person typed this'\n"  # the person's text stays
+    # Through the editor the edit joins the unsaved buffer instead (and is not saved for them):
+    call(server, "replace_current_file_text", text="beta = 1\n")
+    assert peer.call("active", {})["text"] == "beta = 1\n"
+    assert (ws_path / "a.py").read_text() == "alpha = 0\n"

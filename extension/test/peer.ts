@@ -77,6 +77,14 @@ const handlers: Record<string, Handler> = {
     slowEdit = false;
     return new Promise((resolve) => setTimeout(() => resolve(replace(params)), 6000));
   },
+  replaceText: (params) => {
+    if (!active || active.path !== params.path) throw new BridgeError('not_found', 'no active editor');
+    active.text = String(params.text);
+    active.version += 1;
+    if (params.save === true) fs.writeFileSync(active.path, active.text);
+    else active.dirty = true;
+    return { selection: { anchor: active.anchor, active: active.cursor } };
+  },
   breakpoints: () => breakpoints,
   toggleBreakpoint: (params) => {
     const here = breakpoints.filter((b) => b.path === params.path && b.line === params.line);

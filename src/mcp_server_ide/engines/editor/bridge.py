@@ -40,6 +40,24 @@ class BridgeEditor:
         self.ws = ws
         self.channel = channel
         self._fallback = fallback
+        ws.service(changes.ChangeBus).guard(self._refuse_under_unsaved_text)
+
+    def _refuse_under_unsaved_text(self, path: Path, rel: str) -> None:
+        """Refuse a tool's write to a file with unsaved changes in VS Code: the person's text stays in
+        their buffer and the file stays as it was (when VS Code does not answer, nothing is refused)."""
+        try:
+            found = self.channel.call("state")
+        except BridgeDown:
+            return
+        for tab in (found or {}).get("open") or []:
+            inside = self._inside(tab.get("path") if isinstance(tab, dict) else None)
+            if inside is not None and inside.path == path and tab.get("dirty"):
+                raise ToolFailure(
+                    f"refused: {rel!r} has unsaved changes in VS Code, and this write would go under them; "
+                    "nothing was written. Save or revert the file in VS Code first, or edit the open buffer "
+                    "with replace_current_file_text / replace_selected_text",
+                    kind="conflict",
+                )
 
     @property
     def live(self) -> bool:
