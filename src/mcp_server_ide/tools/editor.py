@@ -63,8 +63,8 @@ def _ws() -> Workspace:
     errors=("the active file was deleted on disk",),
 )
 def get_open_in_editor_file_text() -> str:
-    """Text of the editor's active file (the headless editor model's, or VS Code's through the companion
-    extension), read from disk now; "" when no file is open."""
+    """Text of the editor's active file: in VS Code (companion extension) its buffer, unsaved changes
+    included; else read from disk now. "" when no file is open."""
     doc = editor.editor_for(_ws()).active()
     return doc.text if doc is not None else ""
 
