@@ -146,3 +146,142 @@ def test_vscode_starts_the_server_and_discovers_every_tool(ws_path: Path, tmp_pa
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(10)
+
+
+def _rest(port: int, tool: str, **args: object) -> object:
+    import httpx
+
+    answer = httpx.post(f"http://127.0.0.1:{port}/mcp/{tool}", json=args, timeout=30).json()
+    assert answer["error"] is None, answer
+    return answer["status"]
+
+
+def test_the_extension_registers_the_server_and_bridges_the_editor(ws_path: Path, tmp_path: Path) -> None:
+    """The companion extension (extension/), built into a .vsix and installed with --install-extension:
+    with no mcp.json, MCP: List Servers shows its server, which starts and reports every tool; its HTTP
+    server (port in the status bar, 9960-9990) answers the editor tools from this VS Code: the file
+    opened in the page, the selection made there, an edit Ctrl+Z undoes, a breakpoint set with F9."""
+    from tests.support.extension import build_vsix
+
+    entry = code_server()
+    hello = ws_path / "hello.py"
+    hello.write_text("print('hi')\nx = 1\n")
+    vsix = build_vsix(tmp_path / "mcp-server-ide.vsix")
+    env = dict(os.environ, PATH=f"{node(24).parent}{os.pathsep}{os.environ['PATH']}")
+    user = tmp_path / "user"
+    (user / "User").mkdir(parents=True)
+    subprocess.run([str(node(24)), str(entry), "--extensions-dir", str(tmp_path / "ext"), "--user-data-dir", str(user),
+                    "--install-extension", str(vsix)], env=env, check=True, timeout=120, capture_output=True)  # fmt: skip
+    (user / "User" / "settings.json").write_text(
+        json.dumps(
+            {
+                "security.workspace.trust.enabled": False,
+                "workbench.startupEditor": "none",
+                "chat.mcp.autostart": "never",
+                # This interpreter (the console script's shebang may name another checkout's venv).
+                "mcpServerIde.server.command": sys.executable,
+                "mcpServerIde.server.args": ["-m", "mcp_server_ide"],
+                "debug.allowBreakpointsEverywhere": True,  # no Python debugger extension is installed here
+            }
+        )
+    )
+    assert not (ws_path / ".vscode").exists()
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(node(24)), str(entry), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+         "--disable-update-check", "--extensions-dir", str(tmp_path / "ext"), "--user-data-dir", str(user), str(ws_path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+    )  # fmt: skip
+    expected = tools_list_count(ws_path)
+    try:
+        with chromium_page(tmp_path / "chrome") as page:
+            page.set_default_timeout(60_000)
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    page.goto(f"http://127.0.0.1:{port}/?folder={ws_path}")
+                    break
+                except Exception:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(1)
+            page.wait_for_selector(".monaco-workbench")
+            # The status bar shows the HTTP server's port once it listens.
+            item = page.locator(".statusbar-item", has_text="MCP IDE :").first
+            item.wait_for()
+            found_port = re.search(r"MCP IDE :(\d+)", item.inner_text())
+            assert found_port, item.inner_text()
+            http_port = int(found_port.group(1))
+            assert 9960 <= http_port <= 9990
+
+            def command(text: str) -> None:
+                page.keyboard.press("F1")
+                page.wait_for_selector(".quick-input-widget input")
+                page.keyboard.type(text)
+                time.sleep(1)
+                page.keyboard.press("Enter")
+                time.sleep(1.5)
+
+            def pick(label: str) -> None:
+                page.locator(".quick-input-list .monaco-list-row", has_text=label).first.click()
+                time.sleep(1.5)
+
+            command("MCP: List Servers")
+            page.screenshot(path=str(artifact("vscode-ext-servers.png")))
+            pick("mcp-server-ide")
+            pick("Start Server")
+            time.sleep(8)
+            command("MCP: List Servers")
+            pick("mcp-server-ide")
+            pick("Show Output")
+            time.sleep(3)
+            page.screenshot(path=str(artifact("vscode-ext-mcp-output.png")))
+            text = page.locator(".output-view, .output").first.inner_text().replace("\xa0", " ")
+            found = re.search(r"Discovered (\d+) tools", text)
+            assert found, text[-3000:]
+            assert int(found.group(1)) == expected
+            assert "Connection state: Running" in text
+
+            # The bridge: open hello.py in the page (the Explorer), select its first line.
+            page.locator(".explorer-folders-view .monaco-list-row", has_text="hello.py").first.click()
+            page.locator(".monaco-editor .view-lines", has_text="print").first.wait_for()
+            time.sleep(1)
+            page.screenshot(path=str(artifact("vscode-ext-opened.png")))
+            assert _rest(http_port, "get_open_in_editor_file_path") == str(hello.resolve())
+            page.locator(".monaco-editor .view-lines").first.click()
+            page.keyboard.press("Control+Home")
+            page.keyboard.press("Shift+End")
+            time.sleep(0.5)
+            assert _rest(http_port, "get_selected_in_editor_text") == "print('hi')"
+
+            _rest(http_port, "replace_selected_text", text="print('bridged')")
+            time.sleep(1)
+            page.screenshot(path=str(artifact("vscode-ext-replaced.png")))
+            assert "print('bridged')" in page.locator(
+                ".monaco-editor .view-lines"
+            ).first.inner_text().replace("\xa0", " ")
+            assert hello.read_text() == "print('bridged')\nx = 1\n"  # the clean file was saved after the edit
+            page.locator(".monaco-editor .view-lines").first.click()
+            page.keyboard.press("Control+Z")
+            time.sleep(1)
+            assert (
+                _rest(http_port, "get_open_in_editor_file_text") == "print('hi')\nx = 1\n"
+            )  # undone in VS Code
+
+            page.keyboard.press("Control+End")
+            page.keyboard.press("ArrowUp")  # line 2 ("x = 1")
+            page.keyboard.press("F9")
+            time.sleep(1)
+            listed = json.dumps(_rest(http_port, "get_debugger_breakpoints")).replace(" ", "")
+            assert '"line":2' in listed, listed  # set in the page, listed by the tool
+            _rest(http_port, "toggle_debugger_breakpoint", pathInProject="hello.py", line=1)
+            command("View: Show Run and Debug")
+            time.sleep(2)
+            page.screenshot(path=str(artifact("vscode-ext-breakpoints.png")))
+            view = page.locator(".debug-breakpoints").first.inner_text()
+            assert view.count("hello.py") == 2, view  # the tool's breakpoint is VS Code's own
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(10)
+        for log in (user / "logs").glob("*/exthost*/mcp-server-ide.mcp-server-ide/*.log"):
+            artifact("vscode-ext-log.txt").write_text(log.read_text(errors="replace"))

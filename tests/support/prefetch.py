@@ -5,7 +5,7 @@
 
 Into ``$MCP_IDE_TEST_CACHE`` (default ``~/.cache/mcp-server-ide-tests``): node 22 and the npm packages
 in ``NPM`` (the MCP Inspector, the conformance suites, the MCP SDK, ext-apps and esbuild for the MCP
-App host page), the ``rich`` wheel the code-intelligence tests read; and, into
+App host page, TypeScript, the type packages and vsce for the VS Code extension), the ``rich`` wheel the code-intelligence tests read; and, into
 ``~/.cache/mcp-server-ide/lsp``, typescript-language-server with TypeScript (what the server itself
 installs on first use). Each step is idempotent: a second run only checks. Needs ``node`` and ``npm``
 on PATH (``apt-get install -y nodejs npm``).
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .apps_host import ESBUILD_VERSION, EXT_APPS_VERSION, host_bundle
 from .codeprojects import rich_source
+from .extension import TYPES_NODE_VERSION, TYPES_VSCODE_VERSION, TYPESCRIPT_VERSION, VSCE_VERSION
 from .npm import cache_dir, npm_package
 
 NPM: list[tuple[str, str, int]] = [  # (package, version, node major version it runs on)
@@ -31,6 +32,10 @@ NPM: list[tuple[str, str, int]] = [  # (package, version, node major version it 
     ("@modelcontextprotocol/conformance", "0.2.0-alpha.12", 22),
     ("@modelcontextprotocol/ext-apps", EXT_APPS_VERSION, 20),
     ("esbuild", ESBUILD_VERSION, 20),
+    ("typescript", TYPESCRIPT_VERSION, 20),
+    ("@types/vscode", TYPES_VSCODE_VERSION, 20),
+    ("@types/node", TYPES_NODE_VERSION, 20),
+    ("@vscode/vsce", VSCE_VERSION, 20),
 ]
 """Every npm package the tests install (tests/test_prefetch.py checks that none is missing)."""
 

@@ -52,8 +52,17 @@ ENV_SWITCH = "MCP_IDE_FAST_HANDSHAKE"
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 DEPENDENCIES = ("mcp", "mcp_types", "pydantic", "pydantic_core")
 """Installed packages whose files shape the SDK's answer (their ``__init__`` and dist-info are keyed)."""
-UNKEYED_ENV = frozenset({"MCP_IDE_TOKEN", "MCP_IDE_FAST_HANDSHAKE", "MCP_IDE_DIRECT_LANE", "MCP_IDE_WARM"})
-"""Switches read by the doors and the warm-up, never by the server's build (and the token, a secret)."""
+UNKEYED_ENV = frozenset(
+    {
+        "MCP_IDE_TOKEN",
+        "MCP_IDE_FAST_HANDSHAKE",
+        "MCP_IDE_DIRECT_LANE",
+        "MCP_IDE_WARM",
+        "MCP_IDE_BRIDGE_SOCKET",  # engines/editor/channel.py: the VS Code bridge, read (and removed) at first use
+        "MCP_IDE_BRIDGE_TOKEN",
+    }
+)
+"""Switches read by the doors and the warm-up, never by the server's build (and the tokens, secrets)."""
 KEEP = 8
 """Kept answers of other builds left in the cache folder (older ones are removed)."""
 FIRST_LINE_LIMIT = 64 * 1024

@@ -32,13 +32,28 @@ class FileChange:
 
 
 Listener = Callable[[FileChange], None]
+Guard = Callable[[Path, str], None]
+"""Called with (absolute path, root-relative path) before a write or delete; raises ``ToolFailure`` to refuse it."""
 
 
 class ChangeBus:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self._listeners: list[Listener] = []
+        self._guards: list[Guard] = []
         self._lock = threading.Lock()
+
+    def guard(self, check: Guard) -> None:
+        """Run ``check`` before every write of this server's tools (the VS Code bridge refuses writes
+        under a person's unsaved text)."""
+        with self._lock:
+            self._guards.append(check)
+
+    def check(self, path: Path, rel: str) -> None:
+        with self._lock:
+            guards = list(self._guards)
+        for check in guards:
+            check(path, rel)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         with self._lock:
@@ -74,3 +89,14 @@ def publish(ws: Workspace, change: FileChange) -> None:
 
     ws.service(Journal).record(change)
     ws.service(ChangeBus).publish(change)
+
+
+def check_write(ws: Workspace, path: Path, rel: str) -> None:
+    """Ask every guard whether ``path`` may be written now; a guard refuses with a ``ToolFailure``."""
+    from .editor.channel import address_from_env
+
+    if address_from_env() is not None:  # started by the VS Code extension: its bridge guards writes
+        from .editor.service import Editor
+
+        ws.service(Editor)
+    ws.service(ChangeBus).check(path, rel)

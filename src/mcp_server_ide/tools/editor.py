@@ -12,7 +12,7 @@ a line diff, or read the whole active file; they run on a worker thread.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -45,6 +45,9 @@ class EditorInfo(TypedDict):
     activeFile: str
     openFiles: list[str]
     selection: SelectionInfo | None
+    unsavedFiles: NotRequired[list[str]]
+    visibleFiles: NotRequired[list[str]]
+    languageIds: NotRequired[dict[str, str]]
 
 
 def _ws() -> Workspace:
@@ -60,8 +63,8 @@ def _ws() -> Workspace:
     errors=("the active file was deleted on disk",),
 )
 def get_open_in_editor_file_text() -> str:
-    """Text of the editor's active file (the headless editor model's, or VS Code's through the companion
-    extension), read from disk now; "" when no file is open."""
+    """Text of the editor's active file: in VS Code (companion extension) its buffer, unsaved changes
+    included; else read from disk now. "" when no file is open."""
     doc = editor.editor_for(_ws()).active()
     return doc.text if doc is not None else ""
 
@@ -85,7 +88,7 @@ def get_selected_in_editor_text() -> str:
 @tool("editor", title="Editor state", read_only=True, example={})
 def get_editor_state() -> EditorInfo:
     """The editor's active file, open files and selection (lines 1-based, characters 0-based; start = end is a
-    cursor)."""
+    cursor); in VS Code also the files with unsaved changes, the visible ones and their language ids."""
     backend = editor.editor_for(_ws())
     state = backend.state()
     doc = backend.active() if state.active is not None else None
@@ -99,11 +102,18 @@ def get_editor_state() -> EditorInfo:
             endCharacter=sel.end.character,
             text=_selected(doc.text, sel),
         )
-    return EditorInfo(
+    info = EditorInfo(
         activeFile=str(state.active) if state.active else "",
         openFiles=[str(p) for p in state.open],
         selection=selection,
     )
+    if state.unsaved:
+        info["unsavedFiles"] = [str(p) for p in state.unsaved]
+    if state.visible:
+        info["visibleFiles"] = [str(p) for p in state.visible]
+    if state.languages:
+        info["languageIds"] = {str(p): lang for p, lang in state.languages.items()}
+    return info
 
 
 @tool(

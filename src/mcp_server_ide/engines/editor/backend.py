@@ -6,7 +6,7 @@ is connected, a bridge over the live editor; :mod:`.service` picks one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -17,10 +17,16 @@ from .positions import Selection
 
 @dataclass(frozen=True)
 class EditorState:
-    """The active file (None when no file is open) and the open files, in the order they were opened."""
+    """The active file (None when no file is open) and the open files, in the order they were opened.
+
+    A live editor also says which open files have unsaved changes, which are visible and their
+    language ids; the headless model leaves those empty (it has no buffers)."""
 
     active: Path | None
     open: list[Path]
+    unsaved: list[Path] = field(default_factory=list)
+    visible: list[Path] = field(default_factory=list)
+    languages: dict[Path, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

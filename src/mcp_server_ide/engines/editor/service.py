@@ -2,7 +2,9 @@
 
 The backend is the headless model (:class:`.headless.HeadlessEditor`) unless a live editor (a
 VS Code bridge implementing :class:`.backend.EditorBackend`) is attached with :meth:`Editor.use`;
-nothing above changes when it is. The headless model belongs to the primary root (its state is
+nothing above changes when it is. A server started by the companion extension finds the bridge's
+address in its environment (:func:`.channel.address_from_env`) and attaches :class:`.bridge.BridgeEditor`
+itself; that backend answers from the headless model whenever VS Code does not answer. The headless model belongs to the primary root (its state is
 kept in that root's state folder); the service follows a change of roots (:meth:`Editor.follow_roots`).
 """
 
@@ -15,6 +17,8 @@ from typing import TypedDict
 
 from ...workspace import Workspace
 from .backend import EditorBackend
+from .bridge import BridgeEditor
+from .channel import Channel, address_from_env
 from .headless import HeadlessEditor
 
 log = logging.getLogger(__name__)
@@ -37,6 +41,9 @@ class Editor:
         """The primary root the headless model was made for (its state is that root's)."""
         self._bridge: EditorBackend | None = None
         self._lock = threading.Lock()
+        address = address_from_env()
+        if address is not None:
+            self._bridge = BridgeEditor(ws, Channel(address), lambda: self.headless)
 
     @property
     def backend(self) -> EditorBackend:
@@ -75,6 +82,8 @@ class Editor:
 
     def close(self) -> None:
         with self._lock:
+            if isinstance(self._bridge, BridgeEditor):
+                self._bridge.channel.close()
             if self._headless is not None:
                 self._headless.shutdown()
 

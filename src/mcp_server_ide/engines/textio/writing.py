@@ -107,6 +107,7 @@ def write_file(
     """Write bytes atomically, then journal and announce the change. Callers hold ``file_lock``."""
     from .. import changes
 
+    changes.check_write(ws, resolved.path, resolved.rel)
     made: list[str] = []
     try:
         atomic_write(
@@ -142,6 +143,7 @@ def delete_file(ws: Workspace, resolved: Resolved, *, before: bytes | None) -> N
 
     if resolved.path.is_dir() and not resolved.path.is_symlink():
         raise sandbox.is_a_directory(resolved)
+    changes.check_write(ws, resolved.path, resolved.rel)
     folder, _, name = resolved.rel.rpartition("/")
     try:
         # Beneath the root without following links: a folder swapped for a link out meanwhile
