@@ -56,6 +56,8 @@ class Job:
     ended_at: float | None = None
     pid: int | None = None
     error: str | None = None
+    limit_hit: str | None = None
+    """The resource limit the job hit (``pids limit 1024 reached (fork failed)``), once it ended."""
     log: OutputLog = field(default_factory=lambda: OutputLog(JOB_LOG_BYTES))
     has_stdin: bool = False
     timeout_s: float | None = None
@@ -230,6 +232,7 @@ class Jobs:
             job._wake_w = None
             with contextlib.suppress(OSError):
                 os.close(wake_w)
+            job.limit_hit = tree.note_limits(proc.returncode)
             if clean:
                 sweep_later(tree)  # what it left running in the background, found through /proc
             else:

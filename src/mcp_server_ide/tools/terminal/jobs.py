@@ -40,6 +40,8 @@ class JobInfo(TypedDict):
     """The end of its output so far."""
     acceptsInput: NotRequired[bool]
     endedAt: NotRequired[str]
+    limitHit: NotRequired[str]
+    """The resource limit the job hit (pids, memory, file size, CPU time), once it ended."""
 
 
 class JobOutput(OutputChunk):
@@ -50,6 +52,7 @@ class JobOutput(OutputChunk):
     """Once the job has ended with one."""
     durationMs: NotRequired[int]
     patternMatched: NotRequired[bool]
+    limitHit: NotRequired[str]
 
 
 def _job_info(job: processes.Job) -> JobInfo:
@@ -67,6 +70,8 @@ def _job_info(job: processes.Job) -> JobInfo:
     )
     if job.ended_at is not None:
         out["endedAt"] = iso(job.ended_at)
+    if job.limit_hit:
+        out["limitHit"] = job.limit_hit
     return shaped(out, _lean_job)
 
 
@@ -148,6 +153,8 @@ async def get_job_output(
     )
     if matched is not None:
         out["patternMatched"] = matched
+    if job.limit_hit:
+        out["limitHit"] = job.limit_hit
     return shaped(out, lean_chunk(offset, "jobId"))
 
 
