@@ -168,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     ):
         limits.add_argument(flag, type=kind, default=os.environ.get(env), help=f"{what} (or env {env})")
+    p.add_argument(
+        "--job-grace",
+        type=float,
+        default=float(os.environ.get("MCP_IDE_JOB_GRACE_S", "300")),
+        metavar="SECONDS",
+        help="how long a job outlives the client session that started it (default 300; or env MCP_IDE_JOB_GRACE_S)",
+    )
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
@@ -267,6 +274,7 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
         read_only=args.read_only,
         trusted=not args.untrusted,
         confirm_policy=args.confirm_policy,
+        job_grace_s=max(0.0, args.job_grace),
         limits=limits,
     )
     workspaces = LocalWorkspaces(args.workspace, policy, args.state_dir)

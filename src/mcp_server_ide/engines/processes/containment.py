@@ -29,6 +29,7 @@ process starts, used by commands, jobs, terminals and language servers alike):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import fcntl
@@ -51,7 +52,7 @@ import anyio
 from ..failures import ToolFailure
 from . import cgroups
 from .env import TAG_VAR
-from .limits import CommandLimits, Limits, signal_hit, ulimit_lines
+from .limits import CommandLimits, Limits, output_hit, signal_hit, ulimit_lines
 from .procfs import ProcInfo, environ_has, read_proc, scan_proc
 
 if TYPE_CHECKING:
@@ -174,10 +175,13 @@ class ProcessTree:
         self.done = True
         return count
 
-    def note_limits(self, returncode: int | None) -> str | None:
-        """Record (and return) the limit the command hit: its cgroup's counters, its end signal."""
+    def note_limits(self, returncode: int | None, stderr: bytes = b"") -> str | None:
+        """Record (and return) the limit the command hit: its cgroup's counters, its end signal,
+        its error output (``File too large``)."""
         if self.group is not None:
-            self.limit_hit = self.limit_hit or self.group.limit_hit(returncode)
+            self.limit_hit = (
+                self.limit_hit or self.group.limit_hit(returncode) or output_hit(stderr, self.group.limits)
+            )
         return self.limit_hit
 
     async def kill_async(self, grace_s: float = KILL_GRACE_S) -> int:
@@ -425,6 +429,8 @@ def set_subreaper() -> None:
     global _subreaper
     if not _subreaper and _libc is not None:
         _subreaper = _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        if _subreaper:
+            atexit.register(kill_orphans)
 
 
 def kill_orphans() -> None:

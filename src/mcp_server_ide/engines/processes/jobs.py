@@ -331,6 +331,16 @@ class Jobs:
         job._done.wait(wait_s)
         return job
 
+    def release_later(self, job_id: str, grace_s: float) -> None:
+        """The session that started the job ended: kill the job after ``grace_s`` if it still runs
+        (its output stays readable from any session until the workspace closes)."""
+        job = self.jobs.get(job_id)
+        if job is None or not job.running:
+            return
+        timer = threading.Timer(max(0.0, grace_s), lambda: self._stop(job) if job.running else None)
+        timer.daemon = True
+        timer.start()
+
     def _stop(self, job: Job) -> None:
         job._stop_reason = "killed"
         job._stop.set()

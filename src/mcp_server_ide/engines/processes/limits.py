@@ -121,6 +121,14 @@ def ulimit_lines(limits: CommandLimits, *, cgroup_pids: bool, cgroup_memory: boo
     return lines
 
 
+def output_hit(stderr: bytes, limits: CommandLimits) -> str | None:
+    """A file size limit a program met without dying of it (it ignores SIGXFSZ, as Python does,
+    and reports EFBIG: ``File too large``), else None."""
+    if limits.file_size and b"File too large" in stderr:
+        return f"file size limit {_size(limits.file_size)} reached (File too large)"
+    return None
+
+
 def signal_hit(returncode: int | None, limits: CommandLimits) -> str | None:
     """The rlimit a command's end signal reports (SIGXFSZ, SIGXCPU), in words, else None. A shell
     reports its child's signal as 128 + the signal's number, which counts too."""

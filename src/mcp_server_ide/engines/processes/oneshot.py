@@ -214,7 +214,7 @@ def run(
                     stream.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
-        tree.note_limits(proc.returncode)
+        tree.note_limits(proc.returncode, err.value())
         if not (timed_out or leftovers or cancelled):
             sweep_later(tree)
         else:
@@ -343,7 +343,7 @@ async def run_async(
                 if proc.poll() is not None:
                     break
                 await anyio.sleep(0.02)
-            tree.note_limits(proc.returncode)
+            tree.note_limits(proc.returncode, err.value())
             if finished and not (timed_out or leftovers):
                 sweep_later(tree)
             else:

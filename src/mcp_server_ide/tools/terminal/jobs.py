@@ -106,7 +106,7 @@ async def start_job(
     ] = False,
 ) -> JobInfo:
     """Start a long-running command (a server, build or watcher) as a background job; returns its `jobId` at
-    once. Killed with its process tree by `cancel_job`, `timeout` or server exit."""
+    once. Killed with its process tree by `cancel_job`, `timeout`, server exit, or a while after its session ends."""
     await confirm_command("Start this background job", command)
     timeout_s = None
     if timeout is not None:
@@ -117,6 +117,10 @@ async def start_job(
     job = await anyio.to_thread.run_sync(
         lambda: jobs.start(command, cwd=cwd, env=env, title=title, stdin=stdin, timeout_s=timeout_s)
     )
+    call = current()
+    if call.on_session_end is not None:  # nothing outlives its session for long (Policy.job_grace_s)
+        grace = call.workspace.policy.job_grace_s
+        call.on_session_end(lambda: jobs.release_later(job.id, grace))
     return _job_info(job)
 
 
