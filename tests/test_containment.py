@@ -222,3 +222,18 @@ def test_a_bad_limit_option_is_a_clear_error(ws_path: Path) -> None:
         timeout=60,
     )
     assert r.returncode != 0 and "a limit must be a number or a size like 512M" in r.stderr
+
+
+def test_what_a_sigkilled_server_left_is_killed_by_the_next_server(ws_path: Path, http_server: Any) -> None:
+    """SIGKILL runs no handler: the escapes stay in the dead server's cgroup, and the next server
+    kills them (and removes the folder) when it starts its first command."""
+    a, b, c, d = marker(), marker(), marker(), marker()
+    first = http_server(ws_path)
+    rest(first, "start_job", command=f"{escapes(a, b, c)}; sleep {d}")
+    assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+    first.process.kill()
+    first.process.wait(10)
+    assert alive_with(a) and alive_with(b) and alive_with(c)
+    second = http_server(ws_path)
+    rest(second, "run_command_on_background", command="true")
+    assert survivors([a, b, c, d]) == []

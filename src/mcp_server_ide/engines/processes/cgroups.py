@@ -7,7 +7,7 @@ SIGKILL every pid in ``cgroup.procs``, thaw, until it is empty (with no freezer,
 set to 0 first so nothing can fork between the read and the kill).
 
 Layout, under the cgroup the server itself runs in (never above it, so the server's own limits
-still hold): ``mcp-ide-<server pid>/ws-<n>/<tag>`` — one folder a server, one a workspace (its
+still hold): ``mcp-ide-<server pid>-<random>/ws-<n>/cmd-<tag>`` — one folder a server, one a workspace (its
 limits, :class:`.limits.Limits`), one a command. v1 uses the ``pids``, ``memory`` and ``freezer``
 hierarchies (whichever are mounted and writable, ``pids`` or ``freezer`` required); v2 the unified
 hierarchy (``cgroup.kill``, kernel 5.14+), with ``pids``/``memory`` limits when the parent
@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import os
+import secrets
 import signal
 import threading
 import time
@@ -82,28 +84,52 @@ def _own_paths() -> dict[str, str]:
     return own
 
 
+_HELD: list[int] = []
+"""fds of this server's own cgroup folders, each held with ``flock``: a folder nobody holds is a dead
+server's (pids are no proof: a server in another pid namespace may have the same one)."""
+
+
 def _sweep_dead_servers(parent: Path) -> None:
-    """Kill and remove what a server killed with SIGKILL left (its ``mcp-ide-<pid>`` folder, pid gone)."""
+    """Kill and remove what a server killed with SIGKILL left (an ``mcp-ide-*`` folder no live server holds)."""
     with contextlib.suppress(OSError):
         for d in parent.glob("mcp-ide-*"):
-            pid = d.name.removeprefix("mcp-ide-")
-            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue  # a live server holds it
+            try:
                 for procs in d.glob("**/cgroup.procs"):
                     _write(procs.parent / "freezer.state", "THAWED")  # a frozen process cannot die
                     for word in _read(procs).split():
                         with contextlib.suppress(OSError):
                             os.kill(int(word), signal.SIGKILL)
                 _rmdir_tree(d)
+            finally:
+                os.close(fd)
 
 
 def _make_server_dir(parent: Path) -> Path | None:
     _sweep_dead_servers(parent)
-    d = parent / f"mcp-ide-{os.getpid()}"
+    d = parent / f"mcp-ide-{os.getpid()}-{secrets.token_hex(4)}"
     try:
-        d.mkdir(exist_ok=True)
-        return d
+        d.mkdir()
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            d.rmdir()
+        return None
+    _HELD.append(fd)
+    return d
 
 
 def _detect_v1() -> Hierarchy | None:
