@@ -237,3 +237,15 @@ def test_what_a_sigkilled_server_left_is_killed_by_the_next_server(ws_path: Path
     second = http_server(ws_path)
     rest(second, "run_command_on_background", command="true")
     assert survivors([a, b, c, d]) == []
+
+
+def test_nothing_escapes_kill_terminal(ws_path: Path, http_server: Any) -> None:
+    a, b, c, d = marker(), marker(), marker(), marker()
+    server = http_server(ws_path)
+    term = rest(server, "create_terminal")
+    rest(
+        server, "send_terminal_input", terminalId=term["terminalId"], text=f"{escapes(a, b, c)}; sleep {d}\n"
+    )
+    assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+    rest(server, "kill_terminal", terminalId=term["terminalId"])
+    assert survivors([a, b, c, d]) == []
