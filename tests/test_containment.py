@@ -154,7 +154,7 @@ def _open_session(http: httpx.Client) -> dict[str, str]:
 
 def test_a_job_outlives_its_http_session_only_for_the_grace_period(ws_path: Path, http_server: Any) -> None:
     a, b, c, d = marker(), marker(), marker(), marker()
-    server = http_server(ws_path, "--job-grace", "1.5")
+    server = http_server(ws_path, "--job-grace", "3")
     with httpx.Client(base_url=server.url, timeout=30) as http:
         headers = _open_session(http)
         call = {
@@ -249,3 +249,18 @@ def test_nothing_escapes_kill_terminal(ws_path: Path, http_server: Any) -> None:
     assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
     rest(server, "kill_terminal", terminalId=term["terminalId"])
     assert survivors([a, b, c, d]) == []
+
+
+def test_a_memory_hog_is_stopped_and_reported(ws_path: Path, http_server: Any) -> None:
+    if (
+        not Path("/sys/fs/cgroup/memory").is_dir()
+        and " - cgroup2 " not in Path("/proc/self/mountinfo").read_text()
+    ):
+        pytest.skip("no memory cgroup here (RLIMIT_AS applies instead)")
+    server = http_server(ws_path, "--limit-memory", "64M")
+    hog = 'python3 -c "x = bytearray(300 << 20); x[::4096] = b\\"1\\" * len(x[::4096]); print(len(x))"'
+    done = rest(server, "run_command_on_background", command=hog, timeout=30000)
+    hit = done.get("limitHit", "")
+    if not hit and "MemoryError" in done.get("stderr", ""):
+        pytest.skip("the memory controller is not delegated here; RLIMIT_AS stopped it")
+    assert "memory limit 64 MiB reached" in hit, done
