@@ -35,6 +35,7 @@ import ctypes
 import fcntl
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
@@ -408,7 +409,7 @@ def contain_argv(
         cgroup_memory=cgroup is not None and cgroup.has("memory"),
     )
     if cgroup is not None:
-        lines += [f"echo $$ >{f}" for f in cgroup.procs_files]
+        lines += [f"echo $$ >{shlex.quote(f)}" for f in cgroup.procs_files]
     elif (bwrap := _bwrap_pidns()) is not None:
         argv = [bwrap, "--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", *argv]
         group.pidns = True
