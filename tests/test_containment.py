@@ -152,9 +152,12 @@ def _open_session(http: httpx.Client) -> dict[str, str]:
     return headers
 
 
+GRACE_S = 5.0
+
+
 def test_a_job_outlives_its_http_session_only_for_the_grace_period(ws_path: Path, http_server: Any) -> None:
     a, b, c, d = marker(), marker(), marker(), marker()
-    server = http_server(ws_path, "--job-grace", "3")
+    server = http_server(ws_path, "--job-grace", str(GRACE_S))
     with httpx.Client(base_url=server.url, timeout=30) as http:
         headers = _open_session(http)
         call = {
@@ -166,10 +169,14 @@ def test_a_job_outlives_its_http_session_only_for_the_grace_period(ws_path: Path
         r = http.post("/mcp", json=call, headers=headers)
         assert r.status_code == 200 and '"isError":true' not in r.text.replace(" ", ""), r.text
         assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+        deleted_at = time.monotonic()
         assert http.delete("/mcp", headers=headers).status_code in (200, 204)
-    # within the grace period the job still runs: a client may come back for its output
-    assert all(alive_with(m) for m in (a, b, c, d))
-    assert survivors([a, b, c, d], timeout=10) == []
+    # within the grace period the job still runs: a client may come back for its output (checked
+    # only while the check itself ends inside the period: a loaded machine may scan /proc slowly)
+    running = [bool(alive_with(m)) for m in (a, b, c, d)]
+    if time.monotonic() - deleted_at < GRACE_S - 0.5:
+        assert all(running), running
+    assert survivors([a, b, c, d], timeout=GRACE_S + 10) == []
 
 
 # ---------------------------------------------------------------------------------------------
