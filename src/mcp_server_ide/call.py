@@ -59,6 +59,9 @@ class Call:
     tool's plain-text form."""
     cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
     """Set when the caller cancels the call: long loops and the process engine stop on it."""
+    on_session_end: Callable[[Callable[[], object]], bool] | None = field(default=None, compare=False)
+    """Run a callback when the caller's session ends (an HTTP session's DELETE, a closed connection);
+    False or None: the door has no such end (REST, stateless HTTP)."""
 
     def check_cancelled(self) -> None:
         """Raise if the caller cancelled this call (for loops in sync tools and engines)."""

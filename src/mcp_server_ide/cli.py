@@ -149,6 +149,41 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="where workspace state (editor model, journal) is kept (default $XDG_STATE_HOME/mcp-server-ide)",
     )
+    limits = p.add_argument_group(
+        "resource limits (0 = none; sizes like 512M, 4G)",
+        "per command (one-shot, job, terminal, task, language server) and per workspace (all its commands)",
+    )
+    for flag, env, kind, what in (
+        ("--limit-pids", "MCP_IDE_LIMIT_PIDS", int, "processes a command may have at once (default 1024)"),
+        ("--limit-memory", "MCP_IDE_LIMIT_MEMORY", str, "memory a command may use (default half the RAM)"),
+        ("--limit-cpu", "MCP_IDE_LIMIT_CPU", int, "CPU seconds a process may use (default none)"),
+        (
+            "--limit-file-size",
+            "MCP_IDE_LIMIT_FILE_SIZE",
+            str,
+            "largest file a command may write (default 4G)",
+        ),
+        (
+            "--workspace-pids",
+            "MCP_IDE_WORKSPACE_PIDS",
+            int,
+            "processes of all commands together (default 4096)",
+        ),
+        (
+            "--workspace-memory",
+            "MCP_IDE_WORKSPACE_MEMORY",
+            str,
+            "memory of all commands together (default 3/4 RAM)",
+        ),
+    ):
+        limits.add_argument(flag, type=kind, default=os.environ.get(env), help=f"{what} (or env {env})")
+    p.add_argument(
+        "--job-grace",
+        type=float,
+        default=float(os.environ.get("MCP_IDE_JOB_GRACE_S", "300")),
+        metavar="SECONDS",
+        help="how long a job outlives the client session that started it (default 300; or env MCP_IDE_JOB_GRACE_S)",
+    )
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
@@ -239,6 +274,10 @@ def _server_options(args: argparse.Namespace) -> dict[str, object]:
     return {k: v for k, v in vars(args).items() if k not in skip}
 
 
+def _int_or_none(value: object) -> int | None:
+    return None if value is None else int(str(value))
+
+
 def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRunner]:
     from .server import ServerOptions, build_server
     from .workspace import Policy
@@ -246,11 +285,28 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
 
     if args.workspace is not None and not args.workspace.is_dir():
         raise SystemExit(f"mcp-server-ide: --workspace {args.workspace} is not a folder")
+    from .engines.processes.limits import from_options
+
+    try:
+        limits = from_options(
+            pids=_int_or_none(args.limit_pids),
+            memory=args.limit_memory,
+            cpu_s=_int_or_none(args.limit_cpu),
+            file_size=args.limit_file_size,
+            workspace_pids=_int_or_none(args.workspace_pids),
+            workspace_memory=args.workspace_memory,
+        )
+    except ValueError as exc:
+        raise SystemExit(
+            f"mcp-server-ide: a limit must be a number or a size like 512M, 4G, 0 (got {exc})"
+        ) from None
     policy = Policy(
         protected=tuple(args.protect),
         read_only=args.read_only,
         trusted=not args.untrusted,
         confirm_policy=args.confirm_policy,
+        job_grace_s=max(0.0, args.job_grace),
+        limits=limits,
     )
     workspaces = LocalWorkspaces(args.workspace, policy, args.state_dir)
     options = ServerOptions(

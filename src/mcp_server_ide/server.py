@@ -128,6 +128,9 @@ def build_server(
             arguments=arguments,
             session_id=session_id,
             structured=options.structured_content,
+            on_session_end=(lambda callback: lowlevel.on_connection_close(ctx, callback))
+            if session_id
+            else None,
         )
 
     runner = ToolRunner(

@@ -17,7 +17,10 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar, cast, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, cast, runtime_checkable
+
+if TYPE_CHECKING:
+    from .engines.processes.limits import Limits
 
 DEFAULT_PROTECTED: tuple[str, ...] = (".git", "node_modules")
 
@@ -38,6 +41,12 @@ class Policy:
     confirm_policy: ConfirmPolicy = "refuse"
     """What a risky operation does when the client cannot be asked (no elicitation)."""
     hosted: bool = False
+    job_grace_s: float = 300.0
+    """How long a job started in a client session keeps running after that session ends (HTTP
+    DELETE, a closed connection), so the client can come back for its output; then it is killed."""
+    limits: Limits | None = None
+    """What each command may use and what all of them together may (``engines/processes/limits.py``;
+    None: its defaults)."""
 
 
 def default_state_home() -> Path:

@@ -118,6 +118,9 @@ def build_app(
                 yield
             finally:
                 workspaces.close()
+                from ..engines.processes.shutdown import kill_all
+
+                kill_all()  # uvicorn re-raises SIGTERM after shutdown: atexit would not run
 
     app = Starlette(routes=routes, lifespan=lifespan)
     return GuardMiddleware(app, policy)

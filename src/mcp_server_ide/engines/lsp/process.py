@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
+
+from ..processes.containment import Group, contain_argv, new_tag
+from ..processes.limits import CommandLimits, Limits
 
 PR_SET_PDEATHSIG = 1
 
@@ -99,12 +104,22 @@ def server_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+_GROUPS: dict[int, Group] = {}
+"""A running server's pid → its containment (cgroup or pid namespace), killed by :func:`kill_group`."""
+
+
 def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """Start ``argv`` with pipes, in its own process group, dying with us."""
+    """Start ``argv`` with pipes, contained (its own cgroup, see ``processes.containment``) and in
+    its own process group, dying with us. A missing program is an OSError, as before the prelude."""
+    prog = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH", os.defpath))
+    if prog is None or not os.path.exists(os.path.join(cwd, prog)):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
+    # No memory limit here: node reserves far more than it uses (see above); the watchdog holds it.
+    wrapped, group = contain_argv(argv, new_tag(), Limits(command=CommandLimits(memory=None)))
 
     def start() -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            argv,
+            wrapped,
             cwd=cwd,
             env=env,
             stdin=subprocess.PIPE,
@@ -115,7 +130,15 @@ def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[by
             close_fds=True,
         )
 
-    return _get_spawner().call(start)
+    try:
+        proc: subprocess.Popen[bytes] = _get_spawner().call(start)
+    except BaseException:
+        group.remove()
+        raise
+    if group.pidns:
+        group.pidns_leader = proc.pid
+    _GROUPS[proc.pid] = group
+    return proc
 
 
 def group_members(pgid: int) -> list[int]:
@@ -172,6 +195,10 @@ def kill_group(proc: subprocess.Popen[bytes], grace: float = 2.0) -> None:
         os.killpg(pgid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=grace)
+    group = _GROUPS.pop(proc.pid, None)
+    if group is not None:  # what left the group (setsid, a double fork) is still in the cgroup
+        group.kill()
+        group.remove()
     for stream in (proc.stdout, proc.stderr):
         try:
             if stream is not None:

@@ -94,7 +94,8 @@ def prepare(
     if ws is not None and ws.policy.hosted:
         argv = hosted_argv(ws, argv, where, tty=term is not None)
     display = command if isinstance(command, str) else " ".join(argv)
-    return Prepared(argv=argv, cwd=where, env=child, tag=tag, display=display)
+    limits = ws.policy.limits if ws is not None else None
+    return Prepared(argv=argv, cwd=where, env=child, tag=tag, display=display, limits=limits, workspace=ws)
 
 
 def cwd_label(where: Path, root: Path) -> str:

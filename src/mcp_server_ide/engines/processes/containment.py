@@ -13,16 +13,29 @@ The interface every runner (one-shot commands, jobs, terminals) goes through:
   nothing is left.
 - :func:`all_trees` lists the trees not yet forgotten (shutdown kills them).
 
-A later design may put each command in its own cgroup or pid namespace; it changes this module.
+Containment that the child cannot undo, best first (:func:`contain_argv`, the one place a contained
+process starts, used by commands, jobs, terminals and language servers alike):
+
+1. its own cgroup (:mod:`.cgroups`, v1 or v2): a start-up prelude (``/bin/sh``, ~1 ms) writes its
+   own pid into the cgroup's ``cgroup.procs`` and sets the rlimits of :mod:`.limits` *before* it
+   execs the command, so nothing the command runs is ever outside; the tree's kill ends with
+   killing the cgroup (:meth:`.cgroups.Cgroup.kill`), whatever its members did to their session,
+   parent or environment;
+2. else its own pid namespace (``bwrap --unshare-pid --die-with-parent``): killing the outer
+   bwrap kills the namespace's init, and the kernel kills every process in it;
+3. else ``PR_SET_CHILD_SUBREAPER`` on the server: orphans re-parent to the server instead of init,
+   and shutdown kills every child of the server, whatever tree it came from.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import fcntl
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
@@ -38,7 +51,9 @@ from typing import IO, TYPE_CHECKING
 import anyio
 
 from ..failures import ToolFailure
+from . import cgroups
 from .env import TAG_VAR
+from .limits import CommandLimits, Limits, output_hit, signal_hit, ulimit_lines
 from .procfs import ProcInfo, environ_has, read_proc, scan_proc
 
 if TYPE_CHECKING:
@@ -59,6 +74,9 @@ class Prepared:
     env: dict[str, str]
     tag: str
     display: str
+    limits: Limits | None = None
+    """The workspace's limits (None: the defaults); ``workspace``: whose totals the command counts in."""
+    workspace: object | None = None
 
 
 def hosted_argv(ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False) -> list[str]:
@@ -94,9 +112,12 @@ _TREES_LOCK = threading.Lock()
 class ProcessTree:
     """One started command and everything it started, found again through /proc."""
 
-    def __init__(self, pid: int, tag: str) -> None:
+    def __init__(self, pid: int, tag: str, group: Group | None = None) -> None:
         self.pid = pid
         self.tag = tag
+        self.group = group
+        self.limit_hit: str | None = None
+        """The resource limit the command ran into, in words (see :meth:`note_limits`)."""
         self.needle = f"{TAG_VAR}={tag}\x00".encode()
         info = read_proc(pid)
         self.start = info.start if info else 0
@@ -111,6 +132,11 @@ class ProcessTree:
         protected = {1, os.getpid(), os.getppid()}
         newer = [p for p in procs.values() if p.start >= self.start and p.pid not in protected]
         tree: dict[int, ProcInfo] = {}
+        if self.group is not None:
+            for pid in self.group.pids():
+                info = procs.get(pid) or read_proc(pid)
+                if info is not None and pid not in protected:
+                    tree[pid] = info
         for p in newer:
             if p.sid == self.sid or p.pgid == self.sid or p.pid == self.pid:
                 tree[p.pid] = p
@@ -150,6 +176,15 @@ class ProcessTree:
         self.done = True
         return count
 
+    def note_limits(self, returncode: int | None, stderr: bytes = b"") -> str | None:
+        """Record (and return) the limit the command hit: its cgroup's counters, its end signal,
+        its error output (``File too large``)."""
+        if self.group is not None:
+            self.limit_hit = (
+                self.limit_hit or self.group.limit_hit(returncode) or output_hit(stderr, self.group.limits)
+            )
+        return self.limit_hit
+
     async def kill_async(self, grace_s: float = KILL_GRACE_S) -> int:
         """:meth:`kill` for the event loop (the grace period does not block it)."""
         count = len(self._term())
@@ -174,6 +209,8 @@ class ProcessTree:
         return members
 
     def _kill_rounds(self, sleep: Callable[[float], None]) -> None:
+        if self.group is not None:
+            self.group.kill()
         for _ in range(50):
             members = self.members()
             if not members:
@@ -191,6 +228,8 @@ class ProcessTree:
         self.done = True
         with _TREES_LOCK:
             _ALL_TREES.discard(self)
+        if self.group is not None:
+            self.group.remove()
 
 
 def all_trees() -> list[ProcessTree]:
@@ -255,6 +294,158 @@ def _make_preexec(*, pdeathsig: bool, ctty: bool) -> Callable[[], None] | None:
     return preexec
 
 
+class Group:
+    """A command's containment that its members cannot leave: a cgroup, or a pid namespace."""
+
+    def __init__(self, limits: CommandLimits, cgroup: cgroups.Cgroup | None = None) -> None:
+        self.limits = limits
+        self.cgroup = cgroup
+        self._checked = False
+        self._cgroup_hit: str | None = None
+        self.pidns = False
+        self.pidns_leader: int | None = None
+        """pidns: the outer bwrap's pid (killing it kills the whole namespace)."""
+
+    def pids(self) -> set[int]:
+        if self.cgroup is not None:
+            return self.cgroup.pids()
+        return set()
+
+    def kill(self) -> None:
+        if self.cgroup is not None:
+            self._snapshot()  # before the kill, which stops forks with pids.max 0
+            self.cgroup.kill()
+        elif self.pidns_leader is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pidns_leader, signal.SIGKILL)
+
+    def _snapshot(self) -> str | None:
+        if not self._checked and self.cgroup is not None:
+            self._checked = True
+            self._cgroup_hit = self.cgroup.limit_hit()
+        return self._cgroup_hit
+
+    def limit_hit(self, returncode: int | None) -> str | None:
+        return self._snapshot() or signal_hit(returncode, self.limits)
+
+    def remove(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+
+
+_WS_GROUPS: weakref.WeakKeyDictionary[object, cgroups.Cgroup] = weakref.WeakKeyDictionary()
+_SERVER_GROUP: dict[str, cgroups.Cgroup] = {}
+
+
+def _workspace_cgroup(
+    hierarchy: cgroups.Hierarchy, limits: Limits, workspace: object | None
+) -> cgroups.Cgroup | None:
+    """The cgroup holding a workspace's commands, with its totals (made once a workspace)."""
+    with _TREES_LOCK:
+        group = _WS_GROUPS.get(workspace) if workspace is not None else _SERVER_GROUP.get("default")
+        if group is not None:
+            return group
+        group = cgroups.Cgroup.create(hierarchy, hierarchy.new_dir_name())
+        if group is None:
+            return None
+        group.set_limits(limits.workspace_pids, limits.workspace_memory)
+        if workspace is not None:
+            _WS_GROUPS[workspace] = group
+        else:
+            _SERVER_GROUP["default"] = group
+        return group
+
+
+def _bwrap_pidns() -> str | None:
+    return shutil.which("bwrap") if cgroups.mode() in ("auto", "pidns") else None
+
+
+def _check_program(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+    """The program's not-found/not-executable failures, checked here: the prelude runs it by exec."""
+    prog = argv[0]
+    path = (cwd / prog) if "/" in prog else None
+    if path is None:
+        found = shutil.which(prog, path=env.get("PATH", os.defpath))
+        if found is None:
+            if shutil.which(prog, mode=os.F_OK, path=env.get("PATH", os.defpath)):
+                raise ToolFailure(f"refused: the program {prog!r} is not executable", kind="refused")
+            raise ToolFailure(
+                f"not found: the program {prog!r} is not installed or not on PATH", kind="not_found"
+            )
+        return
+    if not path.exists():
+        raise ToolFailure(
+            f"not found: the program {os.path.basename(prog)!r} is not installed or not on PATH",
+            kind="not_found",
+        )
+    if path.is_dir() or not os.access(path, os.X_OK):
+        raise ToolFailure(
+            f"refused: the program {os.path.basename(prog)!r} is not executable", kind="refused"
+        )
+
+
+PRELUDE_NAME = "mcp-ide-contain"
+"""``$0`` of the start-up prelude (seen in ``ps`` for the ~1 ms before it execs the command)."""
+
+
+def contain_argv(
+    argv: list[str], tag: str, limits: Limits | None = None, workspace: object | None = None
+) -> tuple[list[str], Group]:
+    """``argv`` wrapped so that it starts contained (its cgroup joined and rlimits set before its
+    program runs), and the :class:`Group` that kills it. The one place containment is chosen."""
+    limits = limits if limits is not None else Limits()
+    cmd = limits.command
+    hierarchy = cgroups.detect() if cgroups.mode() in ("auto", "cgroup-v1", "cgroup-v2") else None
+    cgroup = None
+    if hierarchy is not None:
+        parent = _workspace_cgroup(hierarchy, limits, workspace)
+        cgroup = cgroups.Cgroup.create(hierarchy, f"cmd-{tag}", parent) if parent is not None else None
+        if cgroup is not None:
+            cgroup.set_limits(cmd.pids, cmd.memory)
+    group = Group(cmd, cgroup)
+    lines: list[str] = ulimit_lines(
+        cmd,
+        cgroup_pids=cgroup is not None and cgroup.has("pids"),
+        cgroup_memory=cgroup is not None and cgroup.has("memory"),
+    )
+    if cgroup is not None:
+        lines += [f"echo $$ >{shlex.quote(f)}" for f in cgroup.procs_files]
+    elif (bwrap := _bwrap_pidns()) is not None:
+        argv = [bwrap, "--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--", *argv]
+        group.pidns = True
+    else:
+        set_subreaper()
+    if not lines:
+        return argv, group
+    script = " && ".join([*lines, 'exec "$@"'])
+    return ["/bin/sh", "-c", script, PRELUDE_NAME, *argv], group
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper = False
+
+
+def set_subreaper() -> None:
+    """Make this server the reaper of its orphans (the last line: shutdown then kills every child)."""
+    global _subreaper
+    if not _subreaper and _libc is not None:
+        _subreaper = _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        if _subreaper:
+            atexit.register(kill_orphans)
+
+
+def kill_orphans() -> None:
+    """With the subreaper on (no cgroups, no bwrap), SIGKILL every live child of this server, the
+    orphans it took in among them (server exit only: a child left then has nothing to finish)."""
+    if not _subreaper:
+        return
+    me = os.getpid()
+    for p in scan_proc().values():
+        if p.ppid == me and p.state not in ("Z", "X"):
+            with contextlib.suppress(OSError):
+                os.kill(p.pid, signal.SIGKILL)
+
+
 def spawn(
     prep: Prepared,
     *,
@@ -264,15 +455,18 @@ def spawn(
     pdeathsig: bool = False,
     ctty: bool = False,
 ) -> tuple[subprocess.Popen[bytes], ProcessTree]:
-    """Start ``prep`` in its own session and process group (all other fds closed) and track its tree.
+    """Start ``prep`` contained (:func:`contain_argv`) in its own session and process group (all
+    other fds closed) and track its tree.
 
     ``pdeathsig``: the child gets SIGKILL when the *calling thread* ends, so call it from a thread
     that lives as long as the child (jobs, terminals). ``ctty``: stdin (a pty) becomes the child's
     controlling terminal. A missing or non-executable program is a ToolFailure naming it.
     """
+    _check_program(prep.argv, prep.cwd, prep.env)
+    argv, group = contain_argv(prep.argv, prep.tag, prep.limits, prep.workspace)
     try:
         proc = subprocess.Popen(
-            prep.argv,
+            argv,
             stdin=stdin,
             stdout=stdout,
             stderr=stderr,
@@ -283,17 +477,22 @@ def spawn(
             preexec_fn=_make_preexec(pdeathsig=pdeathsig, ctty=ctty),
         )
     except FileNotFoundError:
+        group.remove()
         raise ToolFailure(
             f"not found: the program {os.path.basename(prep.argv[0])!r} is not installed or not on PATH",
             kind="not_found",
         ) from None
     except PermissionError:
+        group.remove()
         raise ToolFailure(
             f"refused: the program {os.path.basename(prep.argv[0])!r} is not executable", kind="refused"
         ) from None
     except OSError as exc:
+        group.remove()
         raise ToolFailure(f"could not start the command: {exc.strerror}", kind="unavailable") from None
-    return proc, ProcessTree(proc.pid, prep.tag)
+    if group.pidns:
+        group.pidns_leader = proc.pid
+    return proc, ProcessTree(proc.pid, prep.tag, group)
 
 
 def open_pidfd(pid: int) -> int | None:

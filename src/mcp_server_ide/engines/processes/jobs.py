@@ -56,6 +56,8 @@ class Job:
     ended_at: float | None = None
     pid: int | None = None
     error: str | None = None
+    limit_hit: str | None = None
+    """The resource limit the job hit (``pids limit 1024 reached (fork failed)``), once it ended."""
     log: OutputLog = field(default_factory=lambda: OutputLog(JOB_LOG_BYTES))
     has_stdin: bool = False
     timeout_s: float | None = None
@@ -230,6 +232,7 @@ class Jobs:
             job._wake_w = None
             with contextlib.suppress(OSError):
                 os.close(wake_w)
+            job.limit_hit = tree.note_limits(proc.returncode)
             if clean:
                 sweep_later(tree)  # what it left running in the background, found through /proc
             else:
@@ -327,6 +330,16 @@ class Jobs:
         self._stop(job)
         job._done.wait(wait_s)
         return job
+
+    def release_later(self, job_id: str, grace_s: float) -> None:
+        """The session that started the job ended: kill the job after ``grace_s`` if it still runs
+        (its output stays readable from any session until the workspace closes)."""
+        job = self.jobs.get(job_id)
+        if job is None or not job.running:
+            return
+        timer = threading.Timer(max(0.0, grace_s), lambda: self._stop(job) if job.running else None)
+        timer.daemon = True
+        timer.start()
 
     def _stop(self, job: Job) -> None:
         job._stop_reason = "killed"

@@ -47,6 +47,8 @@ class Completed:
     stdout_total: int = 0
     stderr_total: int = 0
     leftovers_killed: int = 0
+    limit: str | None = None
+    """The resource limit the command hit, in words (``pids limit 1024 reached (fork failed)``)."""
 
     @property
     def stdout(self) -> str:
@@ -212,6 +214,7 @@ def run(
                     stream.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
+        tree.note_limits(proc.returncode, err.value())
         if not (timed_out or leftovers or cancelled):
             sweep_later(tree)
         else:
@@ -230,6 +233,7 @@ def run(
         stdout_total=out.total,
         stderr_total=err.total,
         leftovers_killed=killed if leftovers else 0,
+        limit=tree.limit_hit,
     )
 
 
@@ -339,6 +343,7 @@ async def run_async(
                 if proc.poll() is not None:
                     break
                 await anyio.sleep(0.02)
+            tree.note_limits(proc.returncode, err.value())
             if finished and not (timed_out or leftovers):
                 sweep_later(tree)
             else:
@@ -353,4 +358,5 @@ async def run_async(
         stdout_total=out.total,
         stderr_total=err.total,
         leftovers_killed=killed if leftovers else 0,
+        limit=tree.limit_hit,
     )

@@ -1,4 +1,5 @@
-"""Nothing outlives the server: every job, terminal and running command is killed at exit.
+"""Nothing outlives the server: every job, terminal, running command and language server is
+killed at exit, with their cgroups (or, without cgroups, every child the subreaper took in).
 
 Job and terminal services register here; :func:`kill_all` closes them and kills every tree not
 yet forgotten, at interpreter exit (``atexit``) and, after :func:`install_exit_hooks`, on SIGTERM
@@ -16,7 +17,8 @@ import weakref
 from types import FrameType
 from typing import Protocol
 
-from .containment import all_trees
+from . import cgroups
+from .containment import all_trees, kill_orphans
 from .procfs import scan_proc
 
 
@@ -45,6 +47,8 @@ def kill_all() -> None:
     threads = [threading.Thread(target=s.close, daemon=True) for s in services]
     for t in threads:
         t.start()
+    with contextlib.suppress(Exception):
+        cgroups.kill_everything()  # every cgroup of this server: what escaped a tree too
     for tree in trees:
         if not tree.done:
             with contextlib.suppress(Exception):
@@ -58,6 +62,9 @@ def kill_all() -> None:
             members = tree.members(procs)
             if members:
                 tree.signal_all(signal.SIGKILL, members)
+        kill_orphans()
+    with contextlib.suppress(Exception):
+        cgroups.kill_everything()
 
 
 _atexit_done = False

@@ -52,6 +52,8 @@ class CommandResult(TypedDict):
     timedOut: NotRequired[bool]
     truncated: NotRequired[bool]
     durationMs: NotRequired[int]
+    limitHit: NotRequired[str]
+    """The resource limit the command hit (pids, memory, file size, CPU time), when it hit one."""
 
 
 class OsCommandResult(TypedDict):
@@ -64,6 +66,7 @@ class OsCommandResult(TypedDict):
     timedOut: NotRequired[bool]
     truncated: NotRequired[bool]
     durationMs: NotRequired[int]
+    limitHit: NotRequired[str]
     commandSource: str
     """Which parameter was run: windowsCommand, macCommand, unixCommand or command."""
 
@@ -126,6 +129,8 @@ def _command_result(done: processes.Completed) -> CommandResult:
         truncated=done.truncated,
         durationMs=done.duration_ms,
     )
+    if done.limit:
+        full["limitHit"] = done.limit
     return shaped(full, _plain_run)  # the text form is for MCP without --structured-content only
 
 
@@ -369,4 +374,6 @@ async def execute_os_specific_command(
         durationMs=done.duration_ms,
         commandSource=source,
     )
+    if done.limit:
+        full["limitHit"] = done.limit
     return shaped(full, _lean_run)

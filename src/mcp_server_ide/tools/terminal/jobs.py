@@ -40,6 +40,8 @@ class JobInfo(TypedDict):
     """The end of its output so far."""
     acceptsInput: NotRequired[bool]
     endedAt: NotRequired[str]
+    limitHit: NotRequired[str]
+    """The resource limit the job hit (pids, memory, file size, CPU time), once it ended."""
 
 
 class JobOutput(OutputChunk):
@@ -50,6 +52,7 @@ class JobOutput(OutputChunk):
     """Once the job has ended with one."""
     durationMs: NotRequired[int]
     patternMatched: NotRequired[bool]
+    limitHit: NotRequired[str]
 
 
 def _job_info(job: processes.Job) -> JobInfo:
@@ -67,6 +70,8 @@ def _job_info(job: processes.Job) -> JobInfo:
     )
     if job.ended_at is not None:
         out["endedAt"] = iso(job.ended_at)
+    if job.limit_hit:
+        out["limitHit"] = job.limit_hit
     return shaped(out, _lean_job)
 
 
@@ -101,7 +106,7 @@ async def start_job(
     ] = False,
 ) -> JobInfo:
     """Start a long-running command (a server, build or watcher) as a background job; returns its `jobId` at
-    once. Killed with its process tree by `cancel_job`, `timeout` or server exit."""
+    once. Killed with its process tree by `cancel_job`, `timeout`, server exit, or a while after its session ends."""
     await confirm_command("Start this background job", command)
     timeout_s = None
     if timeout is not None:
@@ -112,6 +117,10 @@ async def start_job(
     job = await anyio.to_thread.run_sync(
         lambda: jobs.start(command, cwd=cwd, env=env, title=title, stdin=stdin, timeout_s=timeout_s)
     )
+    call = current()
+    if call.on_session_end is not None:  # nothing outlives its session for long (Policy.job_grace_s)
+        grace = call.workspace.policy.job_grace_s
+        call.on_session_end(lambda: jobs.release_later(job.id, grace))
     return _job_info(job)
 
 
@@ -148,6 +157,8 @@ async def get_job_output(
     )
     if matched is not None:
         out["patternMatched"] = matched
+    if job.limit_hit:
+        out["limitHit"] = job.limit_hit
     return shaped(out, lean_chunk(offset, "jobId"))
 
 
