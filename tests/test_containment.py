@@ -46,6 +46,22 @@ def alive_with(mark: str) -> list[int]:
     return found
 
 
+def sleeping(mark: str) -> list[int]:
+    """The ``sleep <mark>`` processes themselves. Not :func:`alive_with`: the job's shell carries
+    every marker in its own command line, so it would count as an escape already started (and a
+    server killed before the shell reached them left no escape to check)."""
+    found = []
+    for pid in alive_with(mark):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")[:-1]
+        except OSError:
+            continue
+        if len(argv) == 2 and os.path.basename(argv[0]) == b"sleep" and argv[1] == mark.encode():
+            found.append(pid)
+    return found
+
+
 def poll(check: Any, timeout: float) -> Any:
     """``check()`` until it is truthy or the deadline passes; its last value."""
     deadline = time.monotonic() + timeout
@@ -113,7 +129,7 @@ def test_nothing_escapes_cancel_job(ws_path: Path, http_server: Any) -> None:
     a, b, c, d = marker(), marker(), marker(), marker()
     server = http_server(ws_path)
     job = rest(server, "start_job", command=f"{escapes(a, b, c)}; sleep {d}")
-    assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+    assert poll(lambda: all(sleeping(m) for m in (a, b, c, d)), 10)
     rest(server, "cancel_job", jobId=job["jobId"])
     assert survivors([a, b, c, d]) == []
 
@@ -124,7 +140,7 @@ def test_nothing_escapes_the_servers_sigterm(ws_path: Path, http_server: Any, mo
     a, b, c, d = marker(), marker(), marker(), marker()
     server = http_server(ws_path, env={"MCP_IDE_CONTAINMENT": mode})
     rest(server, "start_job", command=f"{escapes(a, b, c)}; sleep {d}")
-    assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+    assert poll(lambda: all(sleeping(m) for m in (a, b, c, d)), 10)
     server.stop()  # SIGTERM
     assert server.process.returncode is not None
     assert survivors([a, b, c, d]) == []
@@ -168,12 +184,12 @@ def test_a_job_outlives_its_http_session_only_for_the_grace_period(ws_path: Path
         }
         r = http.post("/mcp", json=call, headers=headers)
         assert r.status_code == 200 and '"isError":true' not in r.text.replace(" ", ""), r.text
-        assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+        assert poll(lambda: all(sleeping(m) for m in (a, b, c, d)), 10)
         deleted_at = time.monotonic()
         assert http.delete("/mcp", headers=headers).status_code in (200, 204)
     # within the grace period the job still runs: a client may come back for its output (checked
     # only while the check itself ends inside the period: a loaded machine may scan /proc slowly)
-    running = [bool(alive_with(m)) for m in (a, b, c, d)]
+    running = [bool(sleeping(m)) for m in (a, b, c, d)]
     if time.monotonic() - deleted_at < GRACE_S - 0.5:
         assert all(running), running
     assert survivors([a, b, c, d], timeout=GRACE_S + 10) == []
@@ -237,10 +253,10 @@ def test_what_a_sigkilled_server_left_is_killed_by_the_next_server(ws_path: Path
     a, b, c, d = marker(), marker(), marker(), marker()
     first = http_server(ws_path)
     rest(first, "start_job", command=f"{escapes(a, b, c)}; sleep {d}")
-    assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+    assert poll(lambda: all(sleeping(m) for m in (a, b, c, d)), 10)
     first.process.kill()
     first.process.wait(10)
-    assert alive_with(a) and alive_with(b) and alive_with(c)
+    assert sleeping(a) and sleeping(b) and sleeping(c)
     second = http_server(ws_path)
     rest(second, "run_command_on_background", command="true")
     assert survivors([a, b, c, d]) == []
@@ -253,7 +269,7 @@ def test_nothing_escapes_kill_terminal(ws_path: Path, http_server: Any) -> None:
     rest(
         server, "send_terminal_input", terminalId=term["terminalId"], text=f"{escapes(a, b, c)}; sleep {d}\n"
     )
-    assert poll(lambda: all(alive_with(m) for m in (a, b, c, d)), 10)
+    assert poll(lambda: all(sleeping(m) for m in (a, b, c, d)), 10)
     rest(server, "kill_terminal", terminalId=term["terminalId"])
     assert survivors([a, b, c, d]) == []
 

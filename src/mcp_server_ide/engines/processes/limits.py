@@ -107,7 +107,7 @@ def _user_processes() -> int:
 
 
 def ulimit_lines(limits: CommandLimits, *, cgroup_pids: bool, cgroup_memory: bool) -> list[str]:
-    """The ``ulimit`` commands of the start-up prelude (dash/POSIX sh units: -f in 512-byte blocks,
+    """The ``ulimit`` commands of the start-up prelude (POSIX sh units: -f in 512-byte blocks,
     -v in KiB), hard and soft alike so the command cannot raise them back."""
     lines = []
     if limits.file_size:
@@ -117,7 +117,10 @@ def ulimit_lines(limits: CommandLimits, *, cgroup_pids: bool, cgroup_memory: boo
     if limits.memory and not cgroup_memory:
         lines.append(f"ulimit -v {max(1, limits.memory // 1024)}")
     if limits.pids and not cgroup_pids and os.getuid() != 0:  # root is not held by RLIMIT_NPROC
-        lines.append(f"ulimit -u {_user_processes() + limits.pids}")
+        # bash and zsh name RLIMIT_NPROC -u; dash and busybox sh refuse -u and name it -p (in bash
+        # -p is the read-only pipe size, never reached there).
+        n = _user_processes() + limits.pids
+        lines.append(f"{{ ulimit -u {n} 2>/dev/null || ulimit -p {n}; }}")
     return lines
 
 
