@@ -1,0 +1,187 @@
+"""A DAP client over one adapter process: requests with blocking answers, events, reverse requests.
+
+The adapter is spawned *by the reader thread* (``PR_SET_PDEATHSIG`` follows the spawning thread, and
+this thread lives as long as the adapter), through the process engine's :func:`spawn`, so it runs
+contained: own session and process group, scrubbed environment, tracked :class:`ProcessTree`.
+Outgoing requests are checked against the protocol's schema (:mod:`.protocol`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import subprocess
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..failures import ToolFailure
+from ..processes.containment import Prepared, ProcessTree, spawn
+from .protocol import check_request
+from .wire import FrameReader, WireError, encode
+
+log = logging.getLogger(__name__)
+
+REQUEST_TIMEOUT_S = 15.0
+
+EventHandler = Callable[[str, dict[str, Any]], None]
+ReverseHandler = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+class _Pending:
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.message: dict[str, Any] | None = None
+
+
+class DapClient:
+    """One connection to one adapter process; :meth:`start` spawns it, :meth:`close` kills its tree."""
+
+    def __init__(self, prep: Prepared, on_event: EventHandler, on_reverse: ReverseHandler) -> None:
+        self.prep = prep
+        self.on_event = on_event
+        self.on_reverse = on_reverse
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.tree: ProcessTree | None = None
+        self.closed = threading.Event()
+        self._seq = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+
+    def start(self) -> None:
+        started = threading.Event()
+        failure: list[BaseException] = []
+        thread = threading.Thread(target=self._run, args=(started, failure), name="mcp-ide-dap", daemon=True)
+        thread.start()
+        started.wait()
+        if failure:
+            raise failure[0]
+
+    def _run(self, started: threading.Event, failure: list[BaseException]) -> None:
+        try:
+            self.proc, self.tree = spawn(
+                self.prep,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                pdeathsig=True,
+            )
+        except BaseException as exc:
+            failure.append(exc)
+            started.set()
+            return
+        started.set()
+        assert self.proc.stdout is not None
+        reader = FrameReader(self.proc.stdout)
+        try:
+            while True:
+                message = reader.read()
+                if message is None:
+                    break
+                self._dispatch(message)
+        except (WireError, ValueError, OSError) as exc:
+            log.warning("debug adapter connection ended: %s", exc)
+        finally:
+            self.closed.set()
+            with self._lock:
+                pending = list(self._pending.values())
+            for p in pending:
+                p.done.set()
+            self.on_event("_closed", {})
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "response":
+            with self._lock:
+                waiter = self._pending.pop(message.get("request_seq", -1), None)
+            if waiter is not None:
+                waiter.message = message
+                waiter.done.set()
+        elif kind == "event":
+            try:
+                self.on_event(str(message.get("event")), message.get("body") or {})
+            except Exception:
+                log.exception("debug event handler failed")
+        elif kind == "request":
+            threading.Thread(target=self._answer_reverse, args=(message,), daemon=True).start()
+
+    def _answer_reverse(self, message: dict[str, Any]) -> None:
+        command = str(message.get("command"))
+        reply: dict[str, Any] = {"type": "response", "request_seq": message.get("seq"), "command": command}
+        try:
+            reply |= {"success": True, "body": self.on_reverse(command, message.get("arguments") or {})}
+        except Exception as exc:
+            reply |= {"success": False, "message": str(exc)}
+        self._send(reply)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        message.setdefault("seq", self._next_seq())
+        proc = self.proc
+        if proc is None or proc.stdin is None or self.closed.is_set():
+            raise ToolFailure("conflict: the debug adapter has ended", kind="conflict")
+        with self._write_lock:
+            try:
+                proc.stdin.write(encode(message))
+                proc.stdin.flush()
+            except OSError:
+                raise ToolFailure("conflict: the debug adapter has ended", kind="conflict") from None
+
+    def send_request(self, command: str, arguments: dict[str, Any] | None = None) -> _Pending:
+        """Send a request; returns the waiter for its response (see :meth:`answer`)."""
+        arguments = arguments or {}
+        check_request(command, arguments)
+        waiter = _Pending()
+        seq = self._next_seq()
+        with self._lock:
+            self._pending[seq] = waiter
+        try:
+            self._send({"type": "request", "seq": seq, "command": command, "arguments": arguments})
+        except BaseException:
+            with self._lock:
+                self._pending.pop(seq, None)
+            raise
+        return waiter
+
+    def _next_seq(self) -> int:
+        with self._lock:
+            return next(self._seq)
+
+    def answer(self, command: str, waiter: _Pending, timeout_s: float = REQUEST_TIMEOUT_S) -> dict[str, Any]:
+        """The body of ``waiter``'s response; a failed response or silence is a ToolFailure."""
+        if not waiter.done.wait(timeout_s):
+            raise ToolFailure(
+                f"unavailable: the debug adapter did not answer {command!r} within {timeout_s:g} s",
+                kind="unavailable",
+            )
+        message = waiter.message
+        if message is None:
+            raise ToolFailure(
+                f"conflict: the debug adapter ended before answering {command!r}", kind="conflict"
+            )
+        if not message.get("success"):
+            text = (
+                message.get("message")
+                or (message.get("body") or {}).get("error", {}).get("format")
+                or "failed"
+            )
+            raise ToolFailure(f"refused: the debugger answered {command!r} with: {text}", kind="refused")
+        return message.get("body") or {}
+
+    def request(
+        self, command: str, arguments: dict[str, Any] | None = None, timeout_s: float = REQUEST_TIMEOUT_S
+    ) -> dict[str, Any]:
+        return self.answer(command, self.send_request(command, arguments), timeout_s)
+
+    def close(self, grace_s: float = 1.0) -> None:
+        """Kill the adapter and everything it started (its launcher, a debuggee it spawned)."""
+        if self.proc is not None and self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        if self.tree is not None:
+            self.tree.kill(grace_s)
+            self.tree.forget()
+        if self.proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5)
