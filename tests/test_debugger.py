@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import mcp_types
 import pytest
 from mcp import Client
 
@@ -276,3 +277,52 @@ async def test_run_configuration_debug_and_no_debug(mcp: Any, ws_path: Path) -> 
         assert "jobId" in plain and "Debug session" not in plain
     assert not _gone(root)
     assert subprocess.run([sys.executable, "-c", "import debugpy"]).returncode == 0
+
+
+def _answering(answers: list[bool], asked: list[str]) -> Any:
+    async def callback(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        yes = answers.pop(0)
+        return mcp_types.ElicitResult(action="accept" if yes else "decline", content={"confirm": yes})
+
+    return callback
+
+
+async def test_untrusted_asks_before_running_and_evaluating_read_only_has_no_debugger(
+    mcp: Any, ws_path: Path
+) -> None:
+    from mcp_server_ide.server import ServerOptions
+    from mcp_server_ide.workspace import Policy
+
+    root = _workspace(ws_path)
+    asked: list[str] = []
+    answers = [False, True, False, True]
+    async with mcp(
+        root, policy=Policy(trusted=False), elicitation_callback=_answering(answers, asked)
+    ) as client:
+        await _call(client, "toggle_debugger_breakpoint", {"pathInProject": "calc.py", "line": 6})
+        declined = await client.call_tool("start_debug_session", {"configName": "Test calc"})
+        assert declined.is_error and "declined" in declined.content[0].text
+        assert await _call(client, "list_debug_sessions") == [] and not _ours(root)
+        stop = await _call(client, "start_debug_session", {"configName": "Test calc", "waitMs": 60000})
+        assert stop["at"] == "calc.py:6"
+        refused = await client.call_tool("evaluate_expression", {"expression": "count := 3"})
+        assert refused.is_error and "declined" in refused.content[0].text
+        allowed = await _call(client, "evaluate_expression", {"expression": "count"})
+        assert allowed == {"result": "2", "type": "int"}  # the refused assignment never ran
+        assert "calc.py" in asked[0] and "count := 3" in asked[2] and len(asked) == 4
+        answers.append(True)
+        failed = await client.call_tool("evaluate_expression", {"expression": "no_such_name"})
+        text = failed.content[0].text
+        assert failed.is_error and "NameError" in text and "Traceback" not in text, repr(text)
+        await _call(client, "stop_debug_session")
+    async with mcp(root, options=ServerOptions(read_only=True)) as client:
+        for name, args in [
+            ("start_debug_session", {"configName": "Test calc"}),
+            ("evaluate_expression", {"expression": "1"}),
+            ("debug_step", {}),
+        ]:
+            refused = await client.call_tool(name, args)
+            assert refused.is_error and "--read-only" in refused.content[0].text, name
+        assert await _call(client, "list_debug_sessions") == []
+    assert not _gone(root)

@@ -29,6 +29,15 @@ EventHandler = Callable[[str, dict[str, Any]], None]
 ReverseHandler = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
+def _last_lines(text: str) -> str:
+    """An adapter's error text without the program's traceback (its last line names the error)."""
+    if "Traceback (most recent call last)" in text:
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        head = text.split("Traceback (most recent call last)", 1)[0].strip().rstrip(":")
+        return f"{head}: {lines[-1].strip()}" if head else lines[-1].strip()
+    return text[:2000]
+
+
 class _Pending:
     def __init__(self) -> None:
         self.done = threading.Event()
@@ -166,6 +175,7 @@ class DapClient:
                 or (message.get("body") or {}).get("error", {}).get("format")
                 or "failed"
             )
+            text = _last_lines(str(text))
             raise ToolFailure(f"refused: the debugger answered {command!r} with: {text}", kind="refused")
         return message.get("body") or {}
 

@@ -254,6 +254,9 @@ class Session:
 
     def evaluate(self, expression: str, frame_id: int | None) -> dict[str, Any]:
         self._need_stopped("evaluating")
+        if frame_id is None:  # the top frame of the stopped thread, as a person's debug console has it
+            _, frames, _ = self.frames(levels=1)
+            frame_id = frames[0]["id"] if frames else None
         args: dict[str, Any] = {"expression": expression, "context": "repl"}
         if frame_id is not None:
             args["frameId"] = frame_id
@@ -273,7 +276,9 @@ class Session:
             out["frameId"] = frame["id"]
             scopes = self.scopes(frame["id"])
             if scopes:
-                out["locals"] = compact_locals(self.variables(scopes[0]["variablesReference"]))
+                local = compact_locals(self.variables(scopes[0]["variablesReference"]))
+                if local:
+                    out["locals"] = local
         return out
 
     # -- ending ------------------------------------------------------------------------
