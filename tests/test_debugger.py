@@ -120,7 +120,12 @@ async def _call(client: Any, name: str, args: dict[str, Any] | None = None) -> A
 
 async def test_a_failing_test_debugged_end_to_end(mcp: Any, ws_path: Path) -> None:
     root = _workspace(ws_path)
-    async with mcp(root) as client:
+    logged: list[str] = []
+
+    async def on_log(params: Any) -> None:
+        logged.append(str(params.data))
+
+    async with mcp(root, mode="legacy", logging_callback=on_log) as client:
         assert await _call(client, "toggle_debugger_breakpoint", {"pathInProject": "calc.py", "line": 6}) == (
             "Breakpoint added"
         )
@@ -164,6 +169,9 @@ async def test_a_failing_test_debugged_end_to_end(mcp: Any, ws_path: Path) -> No
         assert end == {"sessionId": sid, "state": "ended", "exitCode": 1, "jobId": job}
         output = await _call(client, "get_job_output", {"jobId": job, "waitMs": 10000})
         assert "average wrong" in output["output"]
+        assert f"{sid} stopped (breakpoint)" in logged and f"{sid} program exited with code 1" in logged, (
+            logged
+        )
         sessions = await _call(client, "list_debug_sessions")
         assert sessions == [
             {"sessionId": sid, "name": "Test calc", "state": "ended", "jobId": job, "exitCode": 1}

@@ -70,8 +70,9 @@ async def wait_status(session: debug.Session, wait_ms: float, since: int) -> dic
         left = deadline - time.monotonic()
         state = await _run(session.wait, min(max(0.0, left), 1.0))
         notes, since = session.notes_after(since)
-        for note in notes:
+        for note in notes:  # debug events: a log message each, and progress for a client that shows it
             await call.reporter.log("info", note)
+            await call.reporter.progress(since, None, note)
         if state in ("stopped", "ended") or left <= 0:
             break
     return await _run(status, session)
