@@ -27,7 +27,9 @@ pytestmark = pytest.mark.anyio
 
 APP = "def greet(name):\n    return 'hello ' + name\n\n\nprint(greet('world'))\n"
 
-DEBUG_LAUNCH = '{"configurations": [{"name": "app", "type": "debugpy", "request": "launch", "program": "pkg/app.py"}]}'
+DEBUG_LAUNCH = (
+    '{"configurations": [{"name": "app", "type": "debugpy", "request": "launch", "program": "pkg/app.py"}]}'
+)
 
 State = dict[str, Any]
 Args = dict[str, Any] | Callable[[State], dict[str, Any]]

@@ -8,7 +8,7 @@ model's state file is shared by every server process under a file lock (see ``to
 
 from __future__ import annotations
 
-from typing import Annotated, NotRequired
+from typing import TYPE_CHECKING, Annotated, NotRequired
 
 import anyio
 from pydantic import Field
@@ -22,6 +22,9 @@ from ..registry import tool
 
 runconfigs = LazyModule("mcp_server_ide.engines.runconfigs")
 debug = LazyModule("mcp_server_ide.engines.debug")
+if TYPE_CHECKING:
+    from ..engines.debug import Debugging
+    from ..workspace import Workspace
 
 JOB_TOOLS = "get_job_output / list_jobs / cancel_job"
 
@@ -39,11 +42,11 @@ class BreakpointInfo(TypedDict):
     message: NotRequired[str]
 
 
-def _live_debugging(ws: object) -> debug.Debugging | None:
+def _live_debugging(ws: Workspace) -> Debugging | None:
     """The workspace's debug service if it was ever started (never starts it)."""
     from ..engines.debug import Debugging
 
-    return next((s for s in ws.services() if isinstance(s, Debugging)), None)  # type: ignore[attr-defined]
+    return next((s for s in ws.services() if isinstance(s, Debugging)), None)
 
 
 @tool(
@@ -92,14 +95,16 @@ def get_debugger_breakpoints() -> list[BreakpointInfo]:
     return shaped(plain, lambda items: _with_verdicts(ws, items))
 
 
-def _with_verdicts(ws: object, items: list[BreakpointInfo]) -> list[BreakpointInfo]:
+def _with_verdicts(ws: Workspace, items: list[BreakpointInfo]) -> list[BreakpointInfo]:
     dbg = _live_debugging(ws)
     if dbg is None:
         return items
     sessions = [s for s in dbg.list() if s.live]
     out: list[BreakpointInfo] = []
     for item in items:
-        full = BreakpointInfo(**item, **dbg.options.get(item["path"], item["line"] - 1))  # type: ignore[typeddict-item]
+        full = BreakpointInfo(path=item["path"], line=item["line"])
+        for key, value in dbg.options.get(item["path"], item["line"] - 1).items():
+            full[key] = value
         verdict = sessions[-1].verification.get(item["path"], item["line"]) if sessions else None
         if verdict is not None:
             full["verified"] = verdict.verified

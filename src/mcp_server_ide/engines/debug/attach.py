@@ -84,7 +84,8 @@ def attach_arguments(item: dict[str, Any], jobs: Jobs) -> dict[str, Any]:
                 f"refused: process {pid} is not one of this workspace's jobs ({rule})", kind="refused"
             )
         return {**base, "processId": pid}
-    connect = item.get("connect") if isinstance(item.get("connect"), dict) else {}
+    raw = item.get("connect")
+    connect: dict[str, Any] = raw if isinstance(raw, dict) else {}
     host = str(connect.get("host") or item.get("host") or "127.0.0.1")
     port = connect.get("port", item.get("port"))
     if not isinstance(port, int) or not 0 < port < 65536:

@@ -235,9 +235,9 @@ class Session:
     def frames(self, thread: int | None = None, levels: int = 20) -> tuple[int, list[dict[str, Any]], int]:
         """``(threadId, frames, totalFrames)``."""
         stop = self._need_stopped("reading the stack")
-        thread = thread or stop.get("threadId") or self.first_thread()
+        thread = int(thread or stop.get("threadId") or self.first_thread())
         body = self.client.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": levels})
-        frames = body.get("stackFrames", [])
+        frames: list[dict[str, Any]] = list(body.get("stackFrames", []))
         return thread, frames, int(body.get("totalFrames") or len(frames))
 
     def threads(self) -> list[dict[str, Any]]:
