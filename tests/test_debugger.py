@@ -334,3 +334,65 @@ async def test_untrusted_asks_before_running_and_evaluating_read_only_has_no_deb
             assert refused.is_error and "--read-only" in refused.content[0].text, name
         assert await _call(client, "list_debug_sessions") == []
     assert not _gone(root)
+
+
+def _listening(port: int) -> bool:
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as fh:
+            rows = [r.split() for r in fh.readlines()[1:]]
+        if any(r[3] == "0A" and int(r[1].rsplit(":", 1)[1], 16) == port for r in rows):
+            return True
+    return False
+
+
+async def test_attach_to_a_workspace_job_by_port_and_refuse_others(mcp: Any, ws_path: Path) -> None:
+    import socket
+
+    root = _workspace(ws_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port, other = s.getsockname()[1], s.getsockname()[1] + 1
+    launch = {
+        "configurations": [
+            {
+                "name": "Attach",
+                "type": "debugpy",
+                "request": "attach",
+                "connect": {"host": "127.0.0.1", "port": port},
+            },
+            {"name": "Elsewhere", "type": "debugpy", "request": "attach", "connect": {"port": other}},
+            {
+                "name": "Remote",
+                "type": "debugpy",
+                "request": "attach",
+                "connect": {"host": "10.0.0.1", "port": port},
+            },
+        ]
+    }
+    (root / ".vscode" / "launch.json").write_text(json.dumps(launch))
+    async with mcp(root) as client:
+        for name, why in [("Elsewhere", f"listens on port {other}"), ("Remote", "not this machine")]:
+            refused = await client.call_tool("start_debug_session", {"configName": name})
+            assert refused.is_error and why in refused.content[0].text, refused.content
+        command = [
+            sys.executable,
+            "-m",
+            "debugpy",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--wait-for-client",
+            "calc.py",
+        ]
+        job = await _call(client, "start_job", {"command": " ".join(command)})
+        deadline = time.monotonic() + 60
+        while not _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        await _call(client, "toggle_debugger_breakpoint", {"pathInProject": "calc.py", "line": 6})
+        stop = await _call(client, "start_debug_session", {"configName": "Attach", "waitMs": 60000})
+        assert stop["state"] == "stopped" and stop["at"] == "calc.py:6" and stop["locals"]["count"] == "2", (
+            stop
+        )
+        await _call(client, "stop_debug_session")  # detaches: the program goes on, a job of its own
+        end = await _call(client, "get_job_output", {"jobId": job["jobId"], "waitMs": 60000})
+        assert end["state"] == "exited" and "average wrong" in end["output"], end
+    assert not _gone(root)

@@ -8,7 +8,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..failures import ToolFailure
-from ..processes.procfs import read_proc
+from ..processes.env import TAG_VAR
+from ..processes.procfs import environ_has, read_proc
 
 if TYPE_CHECKING:
     from ..processes import Jobs
@@ -20,9 +21,25 @@ def _job_pids(jobs: Jobs) -> set[int]:
     return {j.pid for j in jobs.list() if j.running and j.pid}
 
 
+def _tag_of(pid: int) -> bytes | None:
+    """The process engine's tag (``TAG_VAR=...``) in ``pid``'s environment, as an environ entry."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            entries = fh.read(1 << 20).split(b"\0")
+    except OSError:
+        return None
+    prefix = f"{TAG_VAR}=".encode()
+    return next((e + b"\0" for e in entries if e.startswith(prefix)), None)
+
+
 def in_workspace_jobs(jobs: Jobs, pid: int) -> bool:
-    """Whether ``pid`` descends from (or is) the process of one of the workspace's running jobs."""
+    """Whether ``pid`` belongs to one of the workspace's running jobs: it descends from a job's process,
+    or carries its tag (a daemon it started that left the tree, such as debugpy's listening adapter)."""
     roots = _job_pids(jobs)
+    for root in roots:
+        tag = _tag_of(root)
+        if tag is not None and environ_has(pid, tag):
+            return True
     seen = 0
     while pid > 1 and seen < 64:
         if pid in roots:

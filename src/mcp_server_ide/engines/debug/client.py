@@ -11,10 +11,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import socket
 import subprocess
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import IO, Any
 
 from ..failures import ToolFailure
 from ..processes.containment import Prepared, ProcessTree, spawn
@@ -45,10 +46,21 @@ class _Pending:
 
 
 class DapClient:
-    """One connection to one adapter process; :meth:`start` spawns it, :meth:`close` kills its tree."""
+    """One connection to one adapter: a process :meth:`start` spawns from ``prep`` (and :meth:`close` kills
+    with its tree), or, given ``connect``, an adapter already listening on a loopback port (debugpy's
+    ``--listen`` in a program the workspace started), which :meth:`close` only disconnects from."""
 
-    def __init__(self, prep: Prepared, on_event: EventHandler, on_reverse: ReverseHandler) -> None:
+    def __init__(
+        self,
+        prep: Prepared | None,
+        on_event: EventHandler,
+        on_reverse: ReverseHandler,
+        connect: tuple[str, int] | None = None,
+    ) -> None:
         self.prep = prep
+        self.connect = connect
+        self.sock: socket.socket | None = None
+        self._out: IO[bytes] | None = None
         self.on_event = on_event
         self.on_reverse = on_reverse
         self.proc: subprocess.Popen[bytes] | None = None
@@ -68,22 +80,40 @@ class DapClient:
         if failure:
             raise failure[0]
 
+    def _open(self) -> IO[bytes]:
+        """Spawn the adapter or connect to it; returns the stream its messages come on."""
+        if self.connect is not None:
+            try:
+                self.sock = socket.create_connection(self.connect, timeout=5)
+            except OSError as exc:
+                raise ToolFailure(
+                    f"unavailable: cannot connect to the debugger on port {self.connect[1]}: {exc.strerror or exc}",
+                    kind="unavailable",
+                ) from None
+            self.sock.settimeout(None)
+            self._out = self.sock.makefile("wb")
+            return self.sock.makefile("rb")
+        assert self.prep is not None
+        self.proc, self.tree = spawn(
+            self.prep,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            pdeathsig=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._out = self.proc.stdin
+        return self.proc.stdout
+
     def _run(self, started: threading.Event, failure: list[BaseException]) -> None:
         try:
-            self.proc, self.tree = spawn(
-                self.prep,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                pdeathsig=True,
-            )
+            stream = self._open()
         except BaseException as exc:
             failure.append(exc)
             started.set()
             return
         started.set()
-        assert self.proc.stdout is not None
-        reader = FrameReader(self.proc.stdout)
+        reader = FrameReader(stream)
         try:
             while True:
                 message = reader.read()
@@ -127,13 +157,13 @@ class DapClient:
 
     def _send(self, message: dict[str, Any]) -> None:
         message.setdefault("seq", self._next_seq())
-        proc = self.proc
-        if proc is None or proc.stdin is None or self.closed.is_set():
+        out = self._out
+        if out is None or self.closed.is_set():
             raise ToolFailure("conflict: the debug adapter has ended", kind="conflict")
         with self._write_lock:
             try:
-                proc.stdin.write(encode(message))
-                proc.stdin.flush()
+                out.write(encode(message))
+                out.flush()
             except OSError:
                 raise ToolFailure("conflict: the debug adapter has ended", kind="conflict") from None
 
@@ -186,9 +216,13 @@ class DapClient:
 
     def close(self, grace_s: float = 1.0) -> None:
         """Kill the adapter and everything it started (its launcher, a debuggee it spawned)."""
-        if self.proc is not None and self.proc.stdin is not None:
+        if self._out is not None:
             with contextlib.suppress(OSError):
-                self.proc.stdin.close()
+                self._out.close()
+        if self.sock is not None:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+            self.sock.close()
         if self.tree is not None:
             self.tree.kill(grace_s)
             self.tree.forget()

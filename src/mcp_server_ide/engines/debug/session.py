@@ -35,7 +35,14 @@ class Session:
     """A started debug session (``launch`` or ``attach``) of one launch configuration."""
 
     def __init__(
-        self, ws: Workspace, sid: str, name: str, adapter: Adapter, jobs: Jobs, request: str
+        self,
+        ws: Workspace,
+        sid: str,
+        name: str,
+        adapter: Adapter,
+        jobs: Jobs,
+        request: str,
+        connect: tuple[str, int] | None = None,
     ) -> None:
         self.ws = ws
         self.id = sid
@@ -56,7 +63,10 @@ class Session:
         self.notes_seen = 0
         """How many notes were dropped from the front of :attr:`notes` (kept short)."""
         self.client = DapClient(
-            prepare(adapter.argv, ws=ws, cwd=str(ws.root)), self._on_event, self._on_reverse
+            None if connect else prepare(adapter.argv, ws=ws, cwd=str(ws.root)),
+            self._on_event,
+            self._on_reverse,
+            connect,
         )
 
     # -- events ------------------------------------------------------------------------
@@ -290,7 +300,7 @@ class Session:
             self._stop()
 
     def _stop(self) -> None:
-        if not self.client.closed.is_set() and self.client.proc is not None:
+        if not self.client.closed.is_set() and (self.client.proc or self.client.sock) is not None:
             with contextlib.suppress(ToolFailure, ValueError):
                 self.client.request("disconnect", {"terminateDebuggee": self.request == "launch"}, 3.0)
         if self.job_id is not None and self.request == "launch":

@@ -104,7 +104,9 @@ class Debugging:
             )
         if target.pre_launch is not None:
             self._pre_launch(target)
-        session = Session(self.ws, f"dbg-{next(_ids)}", target.name, adapter, jobs, target.request)
+        connect = arguments.pop("connect", None)  # a listening adapter: talk to it directly
+        where = (str(connect["host"]), int(connect["port"])) if connect else None
+        session = Session(self.ws, f"dbg-{next(_ids)}", target.name, adapter, jobs, target.request, where)
         with self.lock:
             self.sessions[session.id] = session
             self._forget_old()
