@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 State = Literal["starting", "running", "stopped", "ended"]
 START_TIMEOUT_S = 20.0
 MAX_NOTES = 200
+END_GRACE_S = 5.0
+"""After the adapter says the program ended, how long its job may take to exit before it is killed."""
 
 
 class Session:
@@ -100,7 +102,9 @@ class Session:
                 if self.state != "ended":
                     self._note(f"{self.id} ended")
                     if self.state != "starting":  # start() cleans up a failed start itself
-                        threading.Thread(target=self.stop, name=f"mcp-ide-{self.id}-end", daemon=True).start()
+                        threading.Thread(
+                            target=self._ended, name=f"mcp-ide-{self.id}-end", daemon=True
+                        ).start()
                 self.state = "ended"
             elif event == "breakpoint" and isinstance(body.get("breakpoint"), dict):
                 self.verification.changed(body["breakpoint"])
@@ -298,6 +302,18 @@ class Session:
         and the program's job, whatever answered. Safe to call again, from any thread."""
         with self._stop_lock:
             self._stop()
+
+    def _ended(self) -> None:
+        """The program ended on its own: let its job finish (flush, exit) before the cleanup kills leftovers."""
+        deadline = time.monotonic() + END_GRACE_S
+        while self.job_id is not None and time.monotonic() < deadline:
+            try:
+                if not self.jobs.get(self.job_id).running:
+                    break
+            except ToolFailure:
+                break
+            time.sleep(0.05)
+        self.stop()
 
     def _stop(self) -> None:
         if not self.client.closed.is_set() and (self.client.proc or self.client.sock) is not None:
