@@ -192,6 +192,8 @@ async def test_breakpoints_verified_moved_and_outside_refused(
         await _call(
             client, "toggle_debugger_breakpoint", {"pathInProject": "calc.py", "line": 7}
         )  # blank line
+        logpoint = {"pathInProject": "calc.py", "line": 4, "logMessage": "x={x}", "hitCondition": ">=2"}
+        assert await _call(client, "toggle_debugger_breakpoint", logpoint) == "Breakpoint added"
         await _call(
             client, "toggle_debugger_breakpoint", {"pathInProject": "calc.py", "line": 2, "condition": "xs"}
         )
@@ -209,19 +211,30 @@ async def test_breakpoints_verified_moved_and_outside_refused(
         assert nxt["state"] == "stopped" and nxt["at"] == "calc.py:5", nxt
         bad = await client.call_tool("set_exception_breakpoints", {"filters": ["everything"]})
         assert bad.is_error and "raised, uncaught, userUnhandled" in bad.content[0].text
-        await _call(client, "stop_debug_session")
+        assert (
+            await _call(client, "set_exception_breakpoints", {"filters": []}) == "Exception breakpoints: none"
+        )
+        end = await _call(client, "debug_continue", {"waitMs": 60000})  # no stop at sys.exit(1) now
+        if blank.get("actualLine"):  # the blank line's breakpoint, where the adapter moved it
+            assert end["state"] == "stopped" and end["at"] == f"calc.py:{blank['actualLine']}", end
+            end = await _call(client, "debug_continue", {"waitMs": 60000})
+        assert end["state"] == "ended" and end["exitCode"] == 1, end
+        output = (await _call(client, "get_job_output", {"jobId": end["jobId"], "waitMs": 10000}))["output"]
+        assert "x=4\n" in output and "x=6\n" in output and "x=2" not in output, output  # hitCondition >=2
     assert not _gone(root)
 
 
 async def test_nothing_survives_stop_disconnect_or_sigterm(mcp: Any, ws_path: Path) -> None:
     root = _workspace(ws_path)
-    (root / "calc.py").write_text(
-        CALC.replace("    total = 0\n", "    total = 0\n    import time; time.sleep(600)\n")
-    )
+    looping = "    total = 0\n    import time\n\n    while total == 0:\n        time.sleep(0.01)\n"
+    (root / "calc.py").write_text(CALC.replace("    total = 0\n", looping))
     async with mcp(root) as client:
         started = await _call(client, "start_debug_session", {"configName": "Test calc", "waitMs": 0})
         assert started["state"] in ("running", "stopped")
         assert _ours(root)  # adapter, launcher, program
+        paused = await _call(client, "debug_pause", {"waitMs": 60000})
+        assert paused["state"] == "stopped" and paused["reason"] == "pause", paused
+        assert paused["at"] in ("calc.py:5", "calc.py:6") and paused["locals"]["total"] == "0", paused
         await _call(client, "stop_debug_session", {"sessionId": started["sessionId"]})
         assert not _gone(root)
 

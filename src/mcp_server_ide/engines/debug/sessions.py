@@ -86,6 +86,12 @@ class Debugging:
         """Start ``target`` under its adapter; returns once the program runs (or failed to start)."""
         if self.closed:
             raise ToolFailure("unavailable: the workspace is closing", kind="unavailable")
+        if self.ws.policy.hosted:  # the adapter and the program would be in separate sandboxes (networks)
+            raise ToolFailure(
+                "unavailable: the debugger does not run in hosted workspaces yet (run the configuration "
+                "without it: run_configuration)",
+                kind="unavailable",
+            )
         if sum(s.live for s in self.list()) >= MAX_LIVE_SESSIONS:
             raise ToolFailure(
                 f"refused: {MAX_LIVE_SESSIONS} debug sessions are running (rule: a workspace runs at most that "
