@@ -41,6 +41,13 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("Git", "get_file_history", {"pathInProject": "src/mcp_server_ide/call.py"}),
     ("Project", "get_project_modules", {}),
     ("Debug and run", "get_run_configurations", {}),
+    ("Debugger", "toggle_debugger_breakpoint", {"pathInProject": "demo_debug.py", "line": 5}),
+    ("Debugger", "start_debug_session", {"configName": "Demo", "waitMs": 60000}),
+    ("Debugger", "get_stack_trace", {}),
+    ("Debugger", "get_variables", {}),
+    ("Debugger", "evaluate_expression", {"expression": "total / len(xs)"}),
+    ("Debugger", "debug_step", {"kind": "over"}),
+    ("Debugger", "debug_continue", {"waitMs": 60000}),
     ("Actions", "list_available_actions", {}),
     ("Editor", "get_editor_state", {}),
     ("Change journal", "list_recent_changes", {}),
@@ -60,7 +67,25 @@ def workspace(into: Path) -> Path:
     subprocess.run(
         [*git, "commit", "-qam", "Say what lazy.py is for"], cwd=root, check=True
     )  # a typical commit
+    (root / "demo_debug.py").write_text(DEMO)
+    (root / ".vscode").mkdir()
+    (root / ".vscode" / "launch.json").write_text(
+        '{"configurations": [{"name": "Demo", "type": "debugpy", "request": "launch", "program": "demo_debug.py"}]}'
+    )
     return root
+
+
+DEMO = """\
+def average(xs):
+    total = 0
+    for x in xs:
+        total += x
+    count = len(xs) - 1
+    return total / count
+
+
+print(average([2, 4, 6]))
+"""
 
 
 async def measure(root: Path) -> list[tuple[str, str, int]]:

@@ -27,6 +27,10 @@ pytestmark = pytest.mark.anyio
 
 APP = "def greet(name):\n    return 'hello ' + name\n\n\nprint(greet('world'))\n"
 
+DEBUG_LAUNCH = (
+    '{"configurations": [{"name": "app", "type": "debugpy", "request": "launch", "program": "pkg/app.py"}]}'
+)
+
 State = dict[str, Any]
 Args = dict[str, Any] | Callable[[State], dict[str, Any]]
 
@@ -81,6 +85,19 @@ ARGUMENTS: list[tuple[str, Args]] = [
     ),
     ("project_fs_write", {"path": "tmp.txt", "content": "x\n"}),
     ("project_fs_edit", {"path": "tmp.txt", "oldText": "x", "newText": "y"}),
+    # A real debugpy session on pkg/app.py, stopped at its breakpoint.
+    ("project_fs_write", {"path": ".vscode/launch.json", "content": DEBUG_LAUNCH}),
+    ("toggle_debugger_breakpoint", {"pathInProject": "pkg/app.py", "line": 2, "condition": "name"}),
+    ("start_debug_session", {"configName": "app", "waitMs": 60000}),
+    ("list_debug_sessions", {}),
+    ("get_stack_trace", {}),
+    ("get_variables", {}),
+    ("evaluate_expression", {"expression": "name * 2"}),
+    ("set_exception_breakpoints", {"filters": ["uncaught"]}),
+    ("debug_pause", {}),
+    ("debug_step", {"kind": "out"}),
+    ("debug_continue", {"waitMs": 60000}),
+    ("stop_debug_session", {}),
     ("format_file", {"pathInProject": "pkg/app.py"}),
     (
         "refactor_code_at_location",
@@ -144,6 +161,11 @@ MUST_SUCCEED = {
     "commit_changes",
     "list_recent_changes",
     "diff_since_checkpoint",
+    "start_debug_session",
+    "get_variables",
+    "evaluate_expression",
+    "debug_continue",
+    "stop_debug_session",
 }
 """Tools whose call above works on any machine that runs the suite (the rest may answer a clean error)."""
 

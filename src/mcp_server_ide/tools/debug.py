@@ -8,19 +8,23 @@ model's state file is shared by every server process under a file lock (see ``to
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NotRequired
 
 import anyio
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ..call import current
+from ..call import current, shaped
 from ..engines import editor, sandbox
 from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import tool
 
 runconfigs = LazyModule("mcp_server_ide.engines.runconfigs")
+debug = LazyModule("mcp_server_ide.engines.debug")
+if TYPE_CHECKING:
+    from ..engines.debug import Debugging
+    from ..workspace import Workspace
 
 JOB_TOOLS = "get_job_output / list_jobs / cancel_job"
 
@@ -28,6 +32,21 @@ JOB_TOOLS = "get_job_output / list_jobs / cancel_job"
 class BreakpointInfo(TypedDict):
     path: str
     line: int
+    condition: NotRequired[str]
+    hitCondition: NotRequired[str]
+    logMessage: NotRequired[str]
+    verified: NotRequired[bool]
+    """MCP, with a live debug session: the adapter's verdict."""
+    actualLine: NotRequired[int]
+    """Where the adapter moved it (when not ``line``)."""
+    message: NotRequired[str]
+
+
+def _live_debugging(ws: Workspace) -> Debugging | None:
+    """The workspace's debug service if it was ever started (never starts it)."""
+    from ..engines.debug import Debugging
+
+    return next((s for s in ws.services() if isinstance(s, Debugging)), None)
 
 
 @tool(
@@ -40,20 +59,61 @@ class BreakpointInfo(TypedDict):
 def toggle_debugger_breakpoint(
     pathInProject: Annotated[str, Field(description="Relative to the workspace root.")],
     line: Annotated[int, Field(description="1-based.")],
+    condition: str | None = None,
+    hitCondition: str | None = None,
+    logMessage: str | None = None,
 ) -> str:
-    """Add a line breakpoint (1-based) to a file, or remove the one there. Breakpoints are kept across
-    restarts."""
+    """Add a line breakpoint (1-based) to a file, or remove the one there; with `condition`, `hitCondition`
+    or `logMessage` (a logpoint) it is added or updated. Kept across restarts; live debug sessions get it."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
-    added = editor.editor_for(ws).toggle_breakpoint(resolved.path, line - 1)
-    return "Breakpoint added" if added else "Breakpoint removed"
+    model = editor.editor_for(ws)
+    key, line0 = str(resolved.path), line - 1
+    options = {
+        k: v
+        for k, v in (("condition", condition), ("hitCondition", hitCondition), ("logMessage", logMessage))
+        if v
+    }
+    exists = any(str(b.path) == key and b.line == line0 for b in model.breakpoints())
+    if options and exists:
+        text = "Breakpoint updated"
+    else:
+        text = "Breakpoint added" if model.toggle_breakpoint(resolved.path, line0) else "Breakpoint removed"
+    dbg = ws.service(debug.Debugging) if options else _live_debugging(ws)
+    if dbg is not None:
+        dbg.options.set(key, line0, options if text != "Breakpoint removed" else None)
+        dbg.breakpoints_changed(key)
+    return text
 
 
 @tool("debug", title="List breakpoints", read_only=True, example={})
 def get_debugger_breakpoints() -> list[BreakpointInfo]:
-    """Every line breakpoint of the workspace, as `[{path, line}]` (1-based)."""
+    """Every line breakpoint of the workspace, as `[{path, line}]` (1-based), with its options and, while a
+    debug session runs, whether the debugger verified it (`actualLine`: where it moved it)."""
     ws = current().workspace
-    return [BreakpointInfo(path=str(b.path), line=b.line + 1) for b in editor.editor_for(ws).breakpoints()]
+    plain = [BreakpointInfo(path=str(b.path), line=b.line + 1) for b in editor.editor_for(ws).breakpoints()]
+    return shaped(plain, lambda items: _with_verdicts(ws, items))
+
+
+def _with_verdicts(ws: Workspace, items: list[BreakpointInfo]) -> list[BreakpointInfo]:
+    dbg = _live_debugging(ws)
+    if dbg is None:
+        return items
+    sessions = [s for s in dbg.list() if s.live]
+    out: list[BreakpointInfo] = []
+    for item in items:
+        full = BreakpointInfo(path=item["path"], line=item["line"])
+        for key, value in dbg.options.get(item["path"], item["line"] - 1).items():
+            full[key] = value
+        verdict = sessions[-1].verification.get(item["path"], item["line"]) if sessions else None
+        if verdict is not None:
+            full["verified"] = verdict.verified
+            if verdict.line is not None and verdict.line != item["line"]:
+                full["actualLine"] = verdict.line
+            if verdict.message:
+                full["message"] = verdict.message[:200]
+        out.append(full)
+    return out
 
 
 @tool(
@@ -83,11 +143,24 @@ def get_run_configurations() -> list[str]:
 )
 async def run_configuration(
     configName: str,
+    debug: Annotated[bool, Field(description="Under the debugger (start_debug_session).")] = False,
 ) -> str:
-    """Start a launch configuration or task (from `get_run_configurations`) as a background job, without a
-    debugger; read it with `get_job_output`. An untrusted workspace asks first."""
+    """Start a launch configuration or task (from `get_run_configurations`) as a background job; read it
+    with `get_job_output`. An untrusted workspace asks first."""
     call = current()
     ws = call.workspace
+    if debug:
+        from .debugger import start_debug_session
+
+        target = await anyio.to_thread.run_sync(
+            lambda: runconfigs.Planner(ws, runconfigs.load(ws)).debug_target(configName)
+        )
+        if not target.item.get("noDebug"):
+            out = await start_debug_session(configName, 0)
+            return (
+                f"Debug session started (sessionId: {out['sessionId']}; jobId: {out.get('jobId')}; "
+                "wait for a stop with debug_continue)"
+            )
     runs = ws.service(runconfigs.Runs)
     prepared = await anyio.to_thread.run_sync(runs.prepare, configName)
     if not ws.policy.trusted:

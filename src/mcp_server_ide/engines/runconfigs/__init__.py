@@ -9,12 +9,13 @@ of the process engine, with its progress).
 
 from .configs import Configs, load, names
 from .interpreter import project_python
-from .planner import Planner
+from .planner import DebugTarget, Planner
 from .plans import Group, Plan, Step, flatten
 from .runs import Runs
 
 __all__ = [
     "Configs",
+    "DebugTarget",
     "Group",
     "Plan",
     "Planner",

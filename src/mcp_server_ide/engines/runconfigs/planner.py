@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import shlex
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from ...workspace import Workspace
 from ..failures import ToolFailure
@@ -25,6 +26,23 @@ LAUNCH_KEYS = (
     "program", "module", "args", "cwd", "env", "envFile", "python", "pythonPath", "pythonArgs",
     "runtimeExecutable", "runtimeArgs", "command",
 )  # fmt: skip
+
+
+ATTACH_KEYS = ("connect", "host", "port", "processId", "pathMappings", "justMyCode")
+
+
+@dataclass
+class DebugTarget:
+    """A launch configuration made ready for a debug adapter: its resolved item, what to launch (the
+    program or module, args, cwd, env, interpreter: ``launch``; None for ``attach``) and the plan of its
+    ``preLaunchTask`` (None without one)."""
+
+    name: str
+    kind: str
+    request: str
+    item: JsonObject
+    launch: dict[str, Any] | None
+    pre_launch: Plan | None
 
 
 class Planner:
@@ -54,6 +72,43 @@ class Planner:
             f"not found: no run configuration is named {name!r} (available: {listed}; see get_run_configurations)",
             kind="not_found",
         )
+
+    def debug_target(self, name: str) -> DebugTarget:
+        """The launch configuration ``name`` made ready for a debugger (variables resolved, cwd checked)."""
+        item = next((c for c in self.configs.launch if c["name"] == name), None)
+        if item is None:
+            self.plan(name)  # not found: its error lists the names
+            raise ToolFailure(
+                f"invalid configuration: {name!r} is a compound or a task; only launch configurations run "
+                "under the debugger (start it with run_configuration)",
+                kind="invalid",
+            )
+        pre = item.get("preLaunchTask")
+        pre_plan: Plan | None = None
+        if isinstance(pre, str) and pre:
+            task = self.configs.task(pre)
+            if task is None:
+                raise ToolFailure(
+                    f"invalid {LAUNCH}: {name!r} has the preLaunchTask {pre!r}, which is not a task in {TASKS}",
+                    kind="invalid",
+                )
+            pre_plan = self._task(task, ())
+        request = str(item.get("request", "launch"))
+        kind = str(item.get("type"))
+        if request == "attach":
+            return DebugTarget(name, kind, request, self._resolved(item, ATTACH_KEYS), None, pre_plan)
+        step = self._launch_step(item)
+        item = self._resolved(item, LAUNCH_KEYS)
+        args = item.get("args", [])
+        args = shlex.split(args) if isinstance(args, str) else [str(a) for a in as_list(args)]
+        launch: dict[str, Any] = {"cwd": step.cwd, "env": step.env, "args": args}
+        if kind in ("python", "debugpy"):
+            launch["python"] = [self._python(item), *[str(a) for a in as_list(item.get("pythonArgs"))]]
+            if item.get("module"):
+                launch["module"] = str(item["module"])
+            else:
+                launch["program"] = str(item["program"])
+        return DebugTarget(name, kind, request, item, launch, pre_plan)
 
     # -- tasks -------------------------------------------------------------------------
 
