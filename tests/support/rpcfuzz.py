@@ -114,7 +114,7 @@ def _classify(obj: Any) -> tuple[str, Any]:
 
 def messages(box: Sandbox, tools: list[dict[str, Any]]) -> st.SearchStrategy[Message]:
     """Every kind of line this suite sends, valid and broken."""
-    long_paths = st.sampled_from([5000, 2000]).map(lambda n: "x" * n if n == 5000 else "/".join(["d"] * n))
+    long_paths = st.sampled_from([5000, 400]).map(lambda n: "x" * n if n == 5000 else "/".join(["d"] * n))
     hostile = st.sampled_from(hostile_paths(box)) | long_paths | surrogate_text
 
     def arguments_for(tool: dict[str, Any]) -> st.SearchStrategy[Any]:
@@ -382,10 +382,8 @@ def _messages_in(line: bytes) -> list[dict[str, Any]]:
 
 
 def _same_id(got: Any, sent: Any) -> bool:
-    return (
-        (type(got) is type(sent)
-        and got == sent)
-        or (isinstance(got, int | float) and isinstance(sent, int) and not math.isnan(got) and got == sent)
+    return (type(got) is type(sent) and got == sent) or (
+        isinstance(got, int | float) and isinstance(sent, int) and not math.isnan(got) and got == sent
     )
 
 
