@@ -17,7 +17,16 @@ from typing import Any
 import pytest
 
 from .support.fuzzing import TRACEBACK, Sandbox, budget, start_sandboxed_http, stop
-from .support.rpcfuzz import HttpPeer, Message, RpcFigures, StdioPeer, run_rpc_fuzz
+from .support.rpcfuzz import (
+    HTTP_HUGE_ID,
+    STDIO_SURROGATE,
+    STDIO_UNPARSABLE,
+    HttpPeer,
+    Message,
+    RpcFigures,
+    StdioPeer,
+    run_rpc_fuzz,
+)
 
 
 def _tools(peer: Any, door: str) -> list[dict[str, Any]]:
@@ -92,3 +101,45 @@ def test_stdio_fuzz_full_budget(tmp_path: Path) -> None:
 @pytest.mark.timeout(12 * 3600)
 def test_http_fuzz_full_budget(tmp_path: Path) -> None:
     _fuzz_http(tmp_path, budget("FUZZ_RPC_EXAMPLES", 10_000))
+
+
+# The known silences the fuzz tallies apart, one case each. Helper `bounds` closes them (issue 13
+# items 7 and 8); once merged these pass (strict=False keeps the run green meanwhile).
+
+
+@pytest.mark.xfail(reason=STDIO_UNPARSABLE, strict=False)
+def test_stdio_answers_a_line_it_cannot_parse(tmp_path: Path) -> None:
+    _stdio_answers(tmp_path, Message("{", "invalid"))
+
+
+@pytest.mark.xfail(reason=STDIO_SURROGATE, strict=False)
+def test_stdio_answers_a_request_holding_a_lone_surrogate(tmp_path: Path) -> None:
+    text = '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_file_text_by_path", "arguments": {"pathInProject": "\\ud800.txt"}}}'
+    _stdio_answers(tmp_path, Message(text, "request", 7))
+
+
+@pytest.mark.xfail(reason=HTTP_HUGE_ID, strict=False)
+def test_http_answers_a_huge_number_id(tmp_path: Path) -> None:
+    box = Sandbox.create(tmp_path / "box")
+    server = start_sandboxed_http(box)
+    peer = HttpPeer(server.url)
+    try:
+        peer.initialize()
+        status, answers, body = peer.exchange(
+            Message('{"jsonrpc": "2.0", "id": 1e999999, "method": "ping"}', "invalid")
+        )
+    finally:
+        peer.close()
+        stop(server)
+    assert status == 400 and any(a.get("error", {}).get("code") == -32600 for a in answers), (status, body)
+
+
+def _stdio_answers(tmp_path: Path, message: Message) -> None:
+    box = Sandbox.create(tmp_path / "box")
+    peer = StdioPeer(box)
+    try:
+        peer.initialize()
+        answers = peer.exchange(message, patience=5.0)
+    finally:
+        peer.close()
+    assert any("error" in a or a.get("id") == message.rid for a in answers), answers

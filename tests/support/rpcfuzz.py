@@ -186,6 +186,11 @@ def messages(box: Sandbox, tools: list[dict[str, Any]]) -> st.SearchStrategy[Mes
     return objects.map(from_obj) | batches.map(from_obj) | json_values.map(from_obj) | raw.map(from_raw)
 
 
+STDIO_UNPARSABLE = "issue 13 item 8 (helper bounds): a stdio line the SDK cannot parse gets no reply"
+STDIO_SURROGATE = "issue 13 item 8 (helper bounds): a stdio request holding a lone surrogate gets no reply"
+HTTP_HUGE_ID = 'issue 13 item 7 (helper bounds): "id": 1e999999 over HTTP gets 202 and no answer'
+
+
 def known_reason(door: str, message: Message) -> str | None:
     """Why a silence is a known bug another change closes, or None when it is a new one."""
     if door == "stdio":
@@ -194,11 +199,11 @@ def known_reason(door: str, message: Message) -> str | None:
         try:
             jsonrpc_message_adapter.validate_json(message.text, by_name=False)
         except Exception:
-            return "issue 13 item 8 (helper bounds): a stdio line the SDK cannot parse gets no reply"
+            return STDIO_UNPARSABLE
         if _lone_surrogate(message.text):
-            return "issue 13 item 8 (helper bounds): a stdio request holding a lone surrogate gets no reply"
+            return STDIO_SURROGATE
     if door == "http" and "1e999999" in message.text:
-        return 'issue 13 item 7 (helper bounds): "id": 1e999999 over HTTP gets 202 and no answer'
+        return HTTP_HUGE_ID
     return None
 
 
