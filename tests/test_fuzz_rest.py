@@ -39,7 +39,7 @@ def _fuzz_rest(tmp_path: Path, total: int) -> None:
 
 
 def test_rest_fuzz_short_budget(tmp_path: Path) -> None:
-    _fuzz_rest(tmp_path, budget("FUZZ_REST_SHORT", 200))
+    _fuzz_rest(tmp_path, budget("FUZZ_REST_SHORT", 150))
 
 
 @pytest.mark.fuzz

@@ -84,11 +84,11 @@ def _check(figures: RpcFigures, alive: bool, stderr: str, box: Sandbox, before: 
 
 
 def test_stdio_fuzz_short_budget(tmp_path: Path) -> None:
-    _fuzz_stdio(tmp_path, budget("FUZZ_RPC_SHORT", 150))
+    _fuzz_stdio(tmp_path, budget("FUZZ_RPC_SHORT", 100))
 
 
 def test_http_fuzz_short_budget(tmp_path: Path) -> None:
-    _fuzz_http(tmp_path, budget("FUZZ_RPC_SHORT", 150))
+    _fuzz_http(tmp_path, budget("FUZZ_RPC_SHORT", 100))
 
 
 @pytest.mark.fuzz
