@@ -28,6 +28,8 @@ def _fuzz_rest(tmp_path: Path, total: int) -> None:
     finally:
         stop(server)
     print(figures.summary())
+    for line in figures.unavailable[:20]:
+        print("  503:", line)
     assert figures.requests >= total
     assert len(figures.operations) >= 60, figures.operations  # every tool of the default set
     assert figures.server_errors == []

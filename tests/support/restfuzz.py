@@ -30,6 +30,8 @@ class RestFigures:
     server_errors: list[str] = field(default_factory=list)
     hangs: list[str] = field(default_factory=list)
     leaks: list[str] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)
+    """503 answers: a part the tool needs is missing or still starting (the envelope says which)."""
     statuses: dict[int, int] = field(default_factory=dict)
     operations: set[str] = field(default_factory=set)
     seconds: float = 0.0
@@ -116,7 +118,9 @@ def _drive(
             return
         code = response.status_code
         figures.statuses[code] = figures.statuses.get(code, 0) + 1
-        if code >= 500 and code != 503:  # 503 is the envelope's "unavailable" (a tool's part is missing)
+        if code == 503:  # the envelope's "unavailable": kept apart, each with its message
+            figures.unavailable.append(f"{label}: {response.text[:300]}")
+        elif code >= 500:
             figures.server_errors.append(f"{label}: {code} {response.text[:300]}")
         for problem in box.problems_in(response.text):
             figures.leaks.append(f"{label}: {problem}")
