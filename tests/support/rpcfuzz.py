@@ -230,10 +230,12 @@ class RpcFigures:
     leaks: list[str] = field(default_factory=list)
     crashed: str = ""
     seconds: float = 0.0
+    started: float = field(default_factory=time.monotonic)
 
     def summary(self) -> str:
+        seconds = self.seconds or time.monotonic() - self.started
         return (
-            f"{self.door}: {self.sent} messages in {self.seconds:.0f} s; {self.answered} answered, "
+            f"{self.door}: {self.sent} messages in {seconds:.0f} s; {self.answered} answered, "
             f"{self.quiet} notifications; {len(self.unanswered)} unanswered, known {self.known}; "
             f"{len(self.server_errors)} server errors, {len(self.leaks)} leaks, crashed: {self.crashed or 'no'}"
         )
