@@ -189,6 +189,21 @@ def messages(box: Sandbox, tools: list[dict[str, Any]]) -> st.SearchStrategy[Mes
 STDIO_UNPARSABLE = "issue 13 item 8 (helper bounds): a stdio line the SDK cannot parse gets no reply"
 STDIO_SURROGATE = "issue 13 item 8 (helper bounds): a stdio request holding a lone surrogate gets no reply"
 HTTP_HUGE_ID = 'issue 13 item 7 (helper bounds): "id": 1e999999 over HTTP gets 202 and no answer'
+BAD_ID = (
+    "found by this fuzz, beside issue 13 items 7 and 8 (helper bounds): a request whose id is neither a "
+    'string nor an integer ("id": null over stdio, "id": 1.5 over HTTP) is taken as a notification: no answer'
+)
+
+
+def _bad_id(text: str) -> bool:
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(obj, dict) or "id" not in obj or "method" not in obj:
+        return False
+    rid = obj["id"]
+    return not (isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)))
 
 
 def known_reason(door: str, message: Message) -> str | None:
@@ -204,6 +219,8 @@ def known_reason(door: str, message: Message) -> str | None:
             return STDIO_SURROGATE
     if door == "http" and "1e999999" in message.text:
         return HTTP_HUGE_ID
+    if _bad_id(message.text):
+        return BAD_ID
     return None
 
 
