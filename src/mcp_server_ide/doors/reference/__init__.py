@@ -10,10 +10,11 @@ answer. No tool is named here.
   builds a form from a tool's input schema (or takes raw JSON) and calls ``POST /mcp/{tool}``. The
   page never holds the server's token: when one is set, the playground asks for it. No tool runs
   from a GET.
+- ``GET /mcp/openapi.json``: the REST door as an OpenAPI 3.1 document (same data, :mod:`.openapi`).
 - ``GET /mcp/static/<file>``: the page's own CSS and JS (package data; no CDN).
 
 Modules: :mod:`.model` (the reference as data), :mod:`.schema` (JSON schemas read for people: type
-text, enums, example values), :mod:`.page` (the HTML page), :mod:`.endpoints` (the routes).
+text, enums, example values), :mod:`.page` (the HTML page), :mod:`.openapi` (the OpenAPI document), :mod:`.endpoints` (the routes).
 """
 
 from .endpoints import routes

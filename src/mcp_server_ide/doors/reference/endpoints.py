@@ -1,4 +1,5 @@
-"""The reference's routes: ``GET /mcp/tools`` (JSON or HTML, by ``?format=`` or ``Accept``) and
+"""The reference's routes: ``GET /mcp/tools`` (JSON or HTML, by ``?format=`` or ``Accept``),
+``GET /mcp/openapi.json`` (the REST door as OpenAPI 3.1; the token applies as on the REST door) and
 ``GET /mcp/static/<file>`` (the page's own CSS and JS, package data in ``doors/static``; no CDN).
 No tool runs from a GET.
 """
@@ -15,6 +16,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from .model import Reference, reference_json
+from .openapi import openapi_document
 from .page import reference_html
 
 if TYPE_CHECKING:
@@ -93,6 +95,13 @@ def routes(runner: ToolRunner, settings: HttpSettings | None = None) -> list[Rou
             },
         )
 
+    @functools.cache
+    def as_openapi() -> dict[str, object]:
+        return openapi_document(as_json())
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(as_openapi(), headers={"Cache-Control": "no-cache"})
+
     async def static(request: Request) -> Response:
         name = request.path_params["file"]
         data = _static_file(name)
@@ -109,5 +118,6 @@ def routes(runner: ToolRunner, settings: HttpSettings | None = None) -> list[Rou
 
     return [
         Route("/mcp/tools", tools_page, methods=["GET"]),
+        Route("/mcp/openapi.json", openapi, methods=["GET"]),
         Route("/mcp/static/{file:path}", static, methods=["GET"]),
     ]

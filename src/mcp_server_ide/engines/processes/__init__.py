@@ -32,6 +32,7 @@ from .command import default_shell
 from .env import child_env, is_secret_name
 from .jobs import Job, Jobs
 from .oneshot import MAX_TIMEOUT_S, Completed, run, run_async
+from .sendable import check_sendable
 from .sweeper import flush_sweeps
 from .terminals import Terminal, Terminals
 
@@ -43,6 +44,7 @@ __all__ = [
     "OutputLog",
     "Terminal",
     "Terminals",
+    "check_sendable",
     "child_env",
     "decode",
     "default_shell",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..failures import ToolFailure
 from .containment import Prepared, hosted_argv, new_tag
 from .env import TAG_VAR, child_env
+from .sendable import check_sendable
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
@@ -44,12 +45,15 @@ def command_argv(command: str | Sequence[str], shell: str | None = None) -> list
             raise ToolFailure("invalid command: it is empty (give the shell command to run)")
         if "\x00" in command:
             raise ToolFailure("invalid command: it contains a NUL byte")
+        check_sendable(command, "command")
         return [shell or _SHELL, "-c", command]
     argv = [os.fspath(a) for a in command]
     if not argv or not argv[0]:
         raise ToolFailure("invalid command: the argument list is empty")
     if any("\x00" in a for a in argv):
         raise ToolFailure("invalid command: an argument contains a NUL byte")
+    for arg in argv:
+        check_sendable(arg, "command argument")
     return argv
 
 

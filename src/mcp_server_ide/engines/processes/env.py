@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 
 from ..failures import ToolFailure
+from .sendable import check_sendable
 
 TAG_VAR = "MCP_IDE_PROC_TAG"
 """Environment variable carrying each process tree's tag (found again through /proc/PID/environ)."""
@@ -117,5 +118,6 @@ def child_env(extra: Mapping[str, str | None] | None = None, *, term: str | None
         value = str(value)
         if "\x00" in value:
             raise ToolFailure(f"invalid value for environment variable {name!r}: it contains a NUL byte")
+        check_sendable(value, f"value for environment variable {name!r}")
         env[name] = value
     return env

@@ -27,6 +27,7 @@ from ..failures import ToolFailure
 from .capture import OutputLog, decode, read_available
 from .command import cwd_label, default_shell, inside_any, prepare
 from .containment import KILL_GRACE_S, Prepared, ProcessTree, spawn
+from .sendable import check_sendable
 from .shutdown import register_service
 
 if TYPE_CHECKING:
@@ -330,6 +331,7 @@ class Terminals:
         """Type ``command`` and Enter into the terminal's shell."""
         if "\x00" in command:
             raise ToolFailure("invalid command: it contains a NUL byte")
+        check_sendable(command, "command")
         lines = command.rstrip("\n").split("\n")
         if any(len(line.encode()) > 4000 for line in lines):
             raise ToolFailure(

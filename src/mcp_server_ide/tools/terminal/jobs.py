@@ -178,6 +178,7 @@ def send_job_input(
     jobs = _jobs()
     job = jobs.get(jobId)
     offset = job.log.end
+    processes.check_sendable(text, "input")
     sent = jobs.send(jobId, text.encode(), close=closeInput)
     return InputSent(jobId=job.id, bytesSent=sent, outputOffset=offset)
 

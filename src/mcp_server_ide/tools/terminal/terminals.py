@@ -184,6 +184,7 @@ async def send_terminal_input(
     """Type text or press a key (`ctrl+c`, `enter`...) in a terminal, e.g. to answer a prompt."""
     terminals = _terminals()
     term = terminals.get(terminalId)
+    processes.check_sendable(text, "input")
     data = text.encode()
     if key is not None:
         data += KEYS[key]
