@@ -1,7 +1,8 @@
 """``project_fs_list``: a folder of the project's sandbox, or the tree below it, paged.
 
-The walk never follows a symlink and never leaves the root; ``node_modules``, ``.git`` and ``dist``
-are always skipped, and a recursive walk also drops what .gitignore excludes (by ripgrep's rules).
+The walk (:mod:`.walk`) never follows a symlink and never leaves the root; ``node_modules``, ``.git``
+and ``dist`` are always skipped, and a recursive listing also drops what .gitignore excludes (by
+ripgrep's rules: its ``--files``, run while the walk runs, names the files kept).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import itertools
 import os
 import stat
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NotRequired
@@ -80,34 +82,26 @@ def project_fs_list(
     kept = _KeptFiles(resolved.root) if recursive and not includeIgnored else None
     try:
         found = walk(resolved, recursive)
-        files = found.files()
-        if kept is not None:  # while ripgrep runs: every name in order, the files to match its own
-            ordered = sorted(files + found.folders + list(found.others))
-            walked = set(files)
+        if kept is not None:  # while ripgrep runs: every name in order
+            ordered = sorted(found.files() + found.folders + list(found.others))
     finally:
         listed = kept.result() if kept is not None else None
-    complete = found.complete
-    others = found.others
     if listed is None:
-        names = files + found.folders
-        names += others
-        total = len(names)
-        page = _first(names, offset + maxEntries)[offset:]
-        folder_set = set(found.folders)
+        names = found.files() + found.folders
+        names += found.others
+        total, page = len(names), _first(names, offset + maxEntries)[offset:]
+        folders, others = set(found.folders), found.others
     else:
-        listing = _without_ignored(resolved, found, walked.intersection(listed.paths))
-        complete = complete and listed.complete
-        others, folder_set = listing.others, listing.folders
-        total = len(listing.names)
-        page = list(
-            itertools.islice(filter(listing.names.__contains__, ordered), offset, offset + maxEntries)
-        )
+        keep = _without_ignored(resolved, found, listed.paths)
+        total, page = len(keep.names), _slice(filter(keep.names.__contains__, ordered), offset, maxEntries)
+        folders, others = keep.folders, keep.others
+    complete = found.complete and (listed is None or listed.complete)
     end = offset + len(page)
     more = end < total
-    sizes = _sizes(resolved.root, [rel for rel in page if rel not in others and rel not in folder_set])
+    sizes = _sizes(resolved.root, [rel for rel in page if rel not in others and rel not in folders])
     entries = []
     for rel in page:
-        kind = others.get(rel) or ("directory" if rel in folder_set else "file")
+        kind = others.get(rel) or ("directory" if rel in folders else "file")
         entries.append(ListEntry(path=_host(rel), type=kind, size=sizes.get(rel, 0)))
     return ListResult(
         dir=resolved.display_rel,
@@ -155,13 +149,14 @@ class _Kept:
     others: dict[str, EntryKind]
 
 
-def _without_ignored(resolved: sandbox.Resolved, found: Walk, kept_files: set[str]) -> _Kept:
+def _without_ignored(resolved: sandbox.Resolved, found: Walk, kept_by_rg: list[str]) -> _Kept:
     """Drop what .gitignore excludes, by ripgrep's own rules (the same as the search tools').
 
-    ripgrep names the files it keeps (``kept_files``: those of them the walk found); a folder is kept
-    when it holds a kept file, or no file at all (an empty folder cannot be told apart), and only
-    inside a kept folder; a symlink or other entry is kept when its folder is.
+    ripgrep names the files it keeps (only those the walk found count); a folder is kept when it
+    holds a kept file, or no file at all (an empty folder cannot be told apart), and only inside a
+    kept folder; a symlink or other entry is kept when its folder is.
     """
+    kept_files = set(found.files()).intersection(kept_by_rg)
     with_kept = {folder for folder, rels in found.batches if not kept_files.isdisjoint(rels)}
     holding_kept = _with_ancestors(with_kept)
     holding_files = _with_ancestors({folder for folder, _ in found.batches})
@@ -187,6 +182,10 @@ def _with_ancestors(folders: set[str]) -> set[str]:
             out.add(parent)
             parent = parent[: parent.rfind("/", 0, len(parent) - 1) + 1]
     return out
+
+
+def _slice(names: Iterator[str], offset: int, count: int) -> list[str]:
+    return list(itertools.islice(names, offset, offset + count))
 
 
 def _first(names: list[str], n: int) -> list[str]:
