@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -298,6 +299,57 @@ async def test_list_recursive_deep_tree_and_the_page_sizes(mcp: Any, ws_path: Pa
             ("symlink", 0),
         ]
         assert (got["count"], got["total"], "nextOffset" in got) == (3, 84, False)  # null: left out
+
+
+async def test_list_recursive_sees_every_change_to_folders_it_read_before(
+    mcp: Any, ws_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walk reuses its reads of folders that have been still a while (here 50 ms, not 2 s) while
+    their change times stay: a file added or removed, a file turned folder, a folder swapped for a
+    link out, a new ignored file each move them, and the next listing shows it."""
+    from mcp_server_ide.tools.project_fs import walk
+
+    monkeypatch.setattr(walk, "SETTLED_NS", 50_000_000)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s")
+    write(ws_path, ".gitignore", "*.log\n")
+    write(ws_path, "src/a.py", "")
+    write(ws_path, "src/sub/b.py", "")
+    write(ws_path, "src/leaf/c.py", "")
+    write(ws_path, "src/gone/d.py", "")
+    (ws_path / "empty").mkdir()
+
+    async def listed(**args: Any) -> list[tuple[str, str]]:
+        got = await call(client, "project_fs_list", {"recursive": True, **args})
+        return [(e["path"].replace(os.sep, "/"), e["type"]) for e in got["entries"]]
+
+    time.sleep(0.1)  # settled: the first listing keeps its reads (without, it reads every time)
+    async with mcp(ws_path) as client:
+        before = await listed()
+        assert ("src/leaf/c.py", "file") in before and ("empty", "directory") in before
+        assert walk._READS.by_folder  # the reads are kept, so the listings below reuse them
+        assert await listed() == before
+        write(ws_path, "src/leaf/new.py", "")
+        (ws_path / "src/sub/b.py").unlink()
+        (ws_path / "src/a.py").unlink()
+        write(ws_path, "src/a.py/inner.py", "")
+        (ws_path / "src/gone/d.py").unlink()
+        (ws_path / "src/gone").rmdir()
+        (ws_path / "src/gone").symlink_to(outside, target_is_directory=True)
+        write(ws_path, "empty/noise.log", "x")
+        assert await listed() == [
+            (".gitignore", "file"),
+            ("src", "directory"),
+            ("src/a.py", "directory"),
+            ("src/a.py/inner.py", "file"),
+            ("src/gone", "symlink"),
+            ("src/leaf", "directory"),
+            ("src/leaf/c.py", "file"),
+            ("src/leaf/new.py", "file"),
+            ("src/sub", "directory"),
+        ]
+        assert ("empty/noise.log", "file") in await listed(includeIgnored=True)
 
 
 async def test_list_pages(mcp: Any, ws_path: Path) -> None:

@@ -26,8 +26,10 @@ def split_names(out: bytes, *, cut: bool = False) -> list[str]:
         text = text[:-1]
     if not text:
         return []
-    names = text.split("\x00")
-    return [n[2:] if n.startswith("./") else n for n in names]
+    # Every name's "./" goes in one pass over the text, not a test and a slice per name.
+    if text.startswith("./"):
+        text = text[2:]
+    return text.replace("\x00./", "\x00").split("\x00")
 
 
 def contains(rel: str, text: str, *, case_sensitive: bool, on_path: bool, prefix: str = "") -> bool:

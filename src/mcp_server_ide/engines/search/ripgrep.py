@@ -77,6 +77,7 @@ def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[by
             f"unavailable: could not start ripgrep ({exc.strerror})", kind="unavailable"
         ) from None
     assert proc.stdout is not None and proc.stderr is not None
+    _widen(proc.stdout.fileno())
     out: list[bytes] = []
     err: list[bytes] = []
     size = 0
@@ -118,6 +119,19 @@ def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[by
     proc.stdout.close()
     proc.stderr.close()
     return b"".join(out), b"".join(err)[:4096], code, reason
+
+
+PIPE_SIZE = 1 << 20
+"""The output pipe's buffer (Linux's default limit for a user): ``rg --files`` of a big tree writes
+megabytes, and with the default 64 KB it waits on every 64 KB until this thread, which needs the
+GIL while the caller's thread walks (``project_fs_list``), has read it: under load, seconds."""
+
+
+def _widen(fd: int) -> None:
+    with contextlib.suppress(ImportError, AttributeError, OSError):  # not Linux, a lower limit: as is
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
 
 
 def _cancel_event() -> threading.Event | None:

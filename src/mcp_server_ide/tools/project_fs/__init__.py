@@ -8,7 +8,8 @@ Modules:
 
 - :mod:`.read`: ``project_fs_read`` (slices, the head + tail cut of long reads and its marker,
   streaming reads of huge files);
-- :mod:`.listing`: ``project_fs_list`` (the walk that never follows a link, .gitignore filtering);
+- :mod:`.listing`: ``project_fs_list`` (.gitignore filtering, paging) and :mod:`.walk`, the walk behind
+  it that never follows a link;
 - :mod:`.writes`: ``project_fs_write`` and ``project_fs_edit`` (and the refusal of a truncated read's text);
 - :mod:`.params`: the parameters they share.
 

@@ -1,19 +1,22 @@
 """``project_fs_list``: a folder of the project's sandbox, or the tree below it, paged.
 
-The walk never follows a symlink and never leaves the root; ``node_modules``, ``.git`` and ``dist``
-are always skipped, and a recursive walk also drops what .gitignore excludes (by ripgrep's rules).
+The walk (:mod:`.walk`) never follows a symlink and never leaves the root; ``node_modules``, ``.git``
+and ``dist`` are always skipped, and a recursive listing also drops what .gitignore excludes (by
+ripgrep's rules: its ``--files``, run while the walk runs, names the files kept).
 """
 
 from __future__ import annotations
 
 import contextvars
 import heapq
+import itertools
 import os
 import stat
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -21,13 +24,10 @@ from typing_extensions import TypedDict
 from ...call import current
 from ...engines import sandbox, search
 from ...registry import ToolFailure, tool
+from .walk import EntryKind, Walk, walk
 from .walkbounds import WalkBounds
 
-ALWAYS_SKIPPED = frozenset({"node_modules", ".git", "dist"})
 LIST_PAGE = 2000
-MAX_WALK = 500_000
-
-EntryKind = Literal["file", "directory", "symlink", "other"]
 
 
 class ListEntry(TypedDict):
@@ -85,155 +85,39 @@ def project_fs_list(
     kept = _KeptFiles(resolved.root) if recursive and not includeIgnored else None
     bounds = WalkBounds()
     try:
-        walk = _walk(resolved, recursive, bounds)
+        found = walk(resolved, recursive, bounds)
+        if kept is not None:  # while ripgrep runs: every name in order
+            ordered = sorted(found.files() + found.folders + list(found.others))
     finally:
         listed = kept.result() if kept is not None else None
-    complete = walk.complete
-    if listed is not None:
-        walk = _without_ignored(resolved, walk, set(listed.paths))
-        complete = complete and listed.complete
-    names = walk.files + walk.folders + list(walk.others)
-    page = _first(names, offset + maxEntries)[offset:]
+    if listed is None:
+        names = found.files() + found.folders
+        names += found.others
+        total, page = len(names), _first(names, offset + maxEntries)[offset:]
+        folders, others = set(found.folders), found.others
+    else:
+        keep = _without_ignored(resolved, found, listed.paths)
+        total, page = len(keep.names), _slice(filter(keep.names.__contains__, ordered), offset, maxEntries)
+        folders, others = keep.folders, keep.others
+    complete = found.complete and (listed is None or listed.complete)
     end = offset + len(page)
-    more = end < len(names)
-    folders = set(walk.folders)
-    sizes = _sizes(resolved.root, [rel for rel in page if rel not in walk.others and rel not in folders])
+    more = end < total
+    sizes = _sizes(resolved.root, [rel for rel in page if rel not in others and rel not in folders])
     entries = []
     for rel in page:
-        kind = walk.others.get(rel) or ("directory" if rel in folders else "file")
+        kind = others.get(rel) or ("directory" if rel in folders else "file")
         entries.append(ListEntry(path=_host(rel), type=kind, size=sizes.get(rel, 0)))
     result = ListResult(
         dir=resolved.display_rel,
         entries=entries,
         count=len(page),
-        total=len(names),
+        total=total,
         truncated=more or not complete or bounds.note is not None,
         nextOffset=end if more else None,
     )
     if bounds.note is not None:
         result["note"] = bounds.note
     return result
-
-
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_HELD_DEPTH = 64
-"""Folders deeper than this are reopened from the root (one name at a time) rather than kept open
-while their subfolders are walked: the descriptors held stay few however deep the tree."""
-
-
-@dataclass
-class _Walk:
-    """What a walk found, relative to the root (POSIX): files, folders (parents before their
-    subfolders) and the rest (symlinks and others) with their kind; the folders holding a file."""
-
-    files: list[str] = field(default_factory=list)
-    folders: list[str] = field(default_factory=list)
-    others: dict[str, EntryKind] = field(default_factory=dict)
-    batches: list[tuple[str, int, int]] = field(default_factory=list)
-    """Each folder ("a/b/", the root "") holding files of its own, with the slice of ``files`` they are."""
-    complete: bool = True
-
-    def count(self) -> int:
-        return len(self.files) + len(self.folders) + len(self.others)
-
-
-def _walk(resolved: sandbox.Resolved, recursive: bool, bounds: WalkBounds | None = None) -> _Walk:
-    """Entries below the folder, never following a symlink (every folder is opened relative to its
-    parent's descriptor with ``O_NOFOLLOW``: a folder swapped for a link out since :func:`resolve`
-    cannot make the walk list a folder outside), each folder once (a bind mount looping back)."""
-    walk = _Walk()
-    try:
-        top = sandbox.open_listing(resolved.root, resolved.rel)
-    except OSError:
-        return walk
-    seen: set[tuple[int, int]] = set()
-    prefix = resolved.rel + "/" if resolved.rel else ""
-    # Frames: (descriptor or -1 once closed, the folder's relative path with "/", subfolders left).
-    stack: list[tuple[int, str, list[str]]] = [(top, prefix, [])]
-    try:
-        st = os.fstat(top)
-        seen.add((st.st_dev, st.st_ino))
-        stack[0] = (top, prefix, _scan(top, prefix, walk, recursive))
-        while stack and walk.complete:
-            fd, base, subfolders = stack[-1]
-            if bounds is not None and subfolders and bounds.stop_here(len(stack)):
-                subfolders.clear()  # too deep, or out of time: its subfolders are not walked
-                walk.complete = not bounds.timed_out
-            if not subfolders:
-                stack.pop()
-                if fd >= 0:
-                    os.close(fd)
-                continue
-            name = subfolders.pop()
-            try:
-                if fd >= 0:
-                    child = os.open(name, _FOLDER_FLAGS, dir_fd=fd)
-                else:
-                    child = sandbox.open_listing(resolved.root, base + name)
-            except OSError:
-                continue
-            st = os.fstat(child)
-            key = (st.st_dev, st.st_ino)
-            if key in seen:
-                os.close(child)
-                continue
-            seen.add(key)
-            rel = base + name + "/"
-            try:
-                found = _scan(child, rel, walk, True)
-            except BaseException:
-                os.close(child)
-                raise
-            if len(stack) >= _HELD_DEPTH:
-                os.close(child)
-                child = -1
-            stack.append((child, rel, found))
-    finally:
-        for fd, _, _ in stack:
-            if fd >= 0:
-                os.close(fd)
-    return walk
-
-
-def _scan(fd: int, base: str, walk: _Walk, recursive: bool) -> list[str]:
-    """Record one folder's entries (sizes are read later, for the page only); its subfolders to walk.
-    The hot loop of a big tree's listing: bound methods are looked up once."""
-    subfolders: list[str] = []
-    try:
-        it = os.scandir(fd)
-    except OSError:
-        return subfolders
-    budget = MAX_WALK - walk.count()
-    add_file, add_folder, others = walk.files.append, walk.folders.append, walk.others
-    is_temp = sandbox.is_temp_name
-    first_file = len(walk.files)
-    with it:
-        for entry in it:
-            name = entry.name
-            if name in ALWAYS_SKIPPED or is_temp(name):
-                continue  # (temp names: our in-flight writes; a write or start-up sweeps stale ones)
-            rel = base + name
-            try:
-                if entry.is_symlink():
-                    others[rel] = "symlink"
-                elif entry.is_dir(follow_symlinks=False):
-                    add_folder(rel)
-                    if recursive:
-                        subfolders.append(name)
-                elif entry.is_file(follow_symlinks=False):
-                    add_file(rel)
-                else:
-                    others[rel] = "other"
-            except OSError:
-                others[rel] = "other"
-            budget -= 1
-            if budget <= 0:
-                walk.complete = False
-                break
-    if len(walk.files) > first_file:
-        walk.batches.append((base, first_file, len(walk.files)))
-    subfolders.reverse()  # popped from the end: walked in the folder's order
-    return subfolders
 
 
 class _KeptFiles:
@@ -263,33 +147,37 @@ class _KeptFiles:
         return self._result
 
 
-def _without_ignored(resolved: sandbox.Resolved, walk: _Walk, kept: set[str]) -> _Walk:
+@dataclass
+class _Kept:
+    """What a recursive listing keeps: every name, the folders, the symlinks and others."""
+
+    names: set[str]
+    folders: set[str]
+    others: dict[str, EntryKind]
+
+
+def _without_ignored(resolved: sandbox.Resolved, found: Walk, kept_by_rg: list[str]) -> _Kept:
     """Drop what .gitignore excludes, by ripgrep's own rules (the same as the search tools').
 
-    ripgrep names the files it keeps; a folder is kept when it holds a kept file, or no file at all
-    (an empty folder cannot be told apart), and only inside a kept folder; a symlink or other entry is
-    kept when its folder is.
+    ripgrep names the files it keeps (only those the walk found count); a folder is kept when it
+    holds a kept file, or no file at all (an empty folder cannot be told apart), and only inside a
+    kept folder; a symlink or other entry is kept when its folder is.
     """
-    files: list[str] = []
-    with_kept: set[str] = set()
-    for folder, start, end in walk.batches:  # a folder at a time: its kept files, and whether any
-        here = [rel for rel in walk.files[start:end] if rel in kept]
-        if here:
-            files += here
-            with_kept.add(folder)
+    kept_files = set(found.files()).intersection(kept_by_rg)
+    with_kept = {folder for folder, rels in found.batches if not kept_files.isdisjoint(rels)}
     holding_kept = _with_ancestors(with_kept)
-    holding_files = _with_ancestors({folder for folder, _, _ in walk.batches})
+    holding_files = _with_ancestors({folder for folder, _ in found.batches})
     kept_folders = {resolved.rel + "/" if resolved.rel else ""}
-    folders = []
-    for rel in walk.folders:  # parents come first
+    folders = set()
+    for rel in found.folders:  # parents come first
         key = rel + "/"
         if rel[: rel.rfind("/") + 1] in kept_folders and (key in holding_kept or key not in holding_files):
             kept_folders.add(key)
-            folders.append(rel)
+            folders.add(rel)
     others: dict[str, EntryKind] = {
-        rel: kind for rel, kind in walk.others.items() if rel[: rel.rfind("/") + 1] in kept_folders
+        rel: kind for rel, kind in found.others.items() if rel[: rel.rfind("/") + 1] in kept_folders
     }
-    return _Walk(files=files, folders=folders, others=others, complete=walk.complete)
+    return _Kept(names=kept_files | folders | others.keys(), folders=folders, others=others)
 
 
 def _with_ancestors(folders: set[str]) -> set[str]:
@@ -301,6 +189,10 @@ def _with_ancestors(folders: set[str]) -> set[str]:
             out.add(parent)
             parent = parent[: parent.rfind("/", 0, len(parent) - 1) + 1]
     return out
+
+
+def _slice(names: Iterator[str], offset: int, count: int) -> list[str]:
+    return list(itertools.islice(names, offset, offset + count))
 
 
 def _first(names: list[str], n: int) -> list[str]:
