@@ -84,6 +84,7 @@ def project_fs_list(
         raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with project_fs_read)")
     kept = _KeptFiles(resolved.root) if recursive and not includeIgnored else None
     bounds = WalkBounds()
+    ordered: list[str] = []
     try:
         found = walk(resolved, recursive, bounds)
         if kept is not None:  # while ripgrep runs: every name in order

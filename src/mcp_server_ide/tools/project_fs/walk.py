@@ -151,12 +151,10 @@ class _Read:
         """Files, folders and the rest, relative, under ``base``."""
         view = self._view
         if view is None or view[0] != base:
-            view = (
-                base,
-                list(map(base.__add__, self.files)),
-                list(map(base.__add__, self.subfolders)),
-                [(base + name, kind) for name, kind in self.rest if kind is not None],
-            )
+            rest: list[tuple[str, EntryKind]] = [
+                (base + name, kind) for name, kind in self.rest if kind is not None
+            ]
+            view = (base, list(map(base.__add__, self.files)), list(map(base.__add__, self.subfolders)), rest)
             self._view = view
         return view[1], view[2], view[3]
 
