@@ -12,11 +12,6 @@ import pytest
 from .support.fuzzing import Sandbox, budget
 from .support.soak import MB, SoakFigures, run_soak
 
-LEFTOVER_REASON = (
-    "issue 13 item 9 (helper race): the start-up sweep of temp files left by kill -9 is not merged yet; "
-    "until then a later listing removes them once they are 60 s old"
-)
-
 
 def _soak(tmp_path: Path, trials: int, max_size: int, big: bool) -> SoakFigures:
     box = Sandbox.create(tmp_path / "box")
@@ -27,8 +22,7 @@ def _soak(tmp_path: Path, trials: int, max_size: int, big: bool) -> SoakFigures:
     assert figures.start_failures == [], figures.start_failures[0]
     assert figures.trials == trials
     assert figures.torn == []
-    if figures.leftovers:
-        pytest.xfail(f"{LEFTOVER_REASON} ({len(figures.leftovers)} left)")
+    assert figures.leftovers == [], "temp files of killed writes outlived the next start's sweep"
     return figures
 
 

@@ -32,6 +32,11 @@ def bad_id(message: object) -> str | None:
         if not isinstance(item, dict) or "id" not in item:
             continue
         value = item["id"]
+        if value is None and "method" in item:
+            return (
+                "Invalid Request: the id is null (rule: MCP request ids must not be null; give e.g. 1 or "
+                '"a1", or leave the id out for a notification)'
+            )
         if value is None or isinstance(value, str):
             continue
         if isinstance(value, int) and not isinstance(value, bool):
@@ -113,7 +118,7 @@ def answer_for_unparsed(exc: Exception) -> bytes | None:
     )
 
 
-ODD_ID = re.compile(rb'"id"\s*:\s*(?:-?\d+[.eE]|true|false|\[|\{)')
+ODD_ID = re.compile(rb'"id"\s*:\s*(?:-?\d+[.eE]|true|false|null|\[|\{)')
 """A line that may hold an id no request may have (checked further with :func:`bad_id`)."""
 
 
