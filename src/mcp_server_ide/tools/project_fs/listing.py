@@ -85,10 +85,12 @@ def project_fs_list(
     kept = _KeptFiles(resolved.root) if recursive and not includeIgnored else None
     bounds = WalkBounds()
     ordered: list[str] = []
+    walked: _Walked | None = None
     try:
         found = walk(resolved, recursive, bounds)
-        if kept is not None:  # while ripgrep runs: every name in order
+        if kept is not None:  # while ripgrep runs: every name in order, what the filter needs of the walk
             ordered = sorted(found.files() + found.folders + list(found.others))
+            walked = _Walked.of(found)
     finally:
         listed = kept.result() if kept is not None else None
     if listed is None:
@@ -97,7 +99,8 @@ def project_fs_list(
         total, page = len(names), _first(names, offset + maxEntries)[offset:]
         folders, others = set(found.folders), found.others
     else:
-        keep = _without_ignored(resolved, found, listed.paths)
+        assert walked is not None
+        keep = _without_ignored(resolved, found, walked, listed.paths)
         total, page = len(keep.names), _slice(filter(keep.names.__contains__, ordered), offset, maxEntries)
         folders, others = keep.folders, keep.others
     complete = found.complete and (listed is None or listed.complete)
@@ -157,17 +160,36 @@ class _Kept:
     others: dict[str, EntryKind]
 
 
-def _without_ignored(resolved: sandbox.Resolved, found: Walk, kept_by_rg: list[str]) -> _Kept:
+@dataclass
+class _Walked:
+    """What the ignore filter needs of the walk alone, made while ripgrep still runs."""
+
+    files: set[str]
+    holding_files: set[str]
+    """The folders ("a/b/", the root "") holding a file, and every folder above them."""
+
+    @classmethod
+    def of(cls, found: Walk) -> _Walked:
+        return cls(set(found.files()), _with_ancestors({folder for folder, _ in found.batches}))
+
+
+def _without_ignored(
+    resolved: sandbox.Resolved, found: Walk, walked: _Walked, kept_by_rg: list[str]
+) -> _Kept:
     """Drop what .gitignore excludes, by ripgrep's own rules (the same as the search tools').
 
     ripgrep names the files it keeps (only those the walk found count); a folder is kept when it
     holds a kept file, or no file at all (an empty folder cannot be told apart), and only inside a
     kept folder; a symlink or other entry is kept when its folder is.
     """
-    kept_files = set(found.files()).intersection(kept_by_rg)
-    with_kept = {folder for folder, rels in found.batches if not kept_files.isdisjoint(rels)}
-    holding_kept = _with_ancestors(with_kept)
-    holding_files = _with_ancestors({folder for folder, _ in found.batches})
+    kept_files = walked.files.intersection(kept_by_rg)
+    if len(kept_files) == len(walked.files):  # nothing ignored: every folder holding files keeps one
+        with_kept = walked.holding_files
+        holding_kept = with_kept
+    else:
+        with_kept = {folder for folder, rels in found.batches if not kept_files.isdisjoint(rels)}
+        holding_kept = _with_ancestors(with_kept)
+    holding_files = walked.holding_files
     kept_folders = {resolved.rel + "/" if resolved.rel else ""}
     folders = set()
     for rel in found.folders:  # parents come first
