@@ -33,13 +33,15 @@ def _tools(peer: Any, door: str) -> list[dict[str, Any]]:
     return listing["result"]["tools"]
 
 
-def _fuzz_stdio(tmp_path: Path, examples: int) -> RpcFigures:
+def _fuzz_stdio(tmp_path: Path, examples: int, derandomize: bool = False) -> RpcFigures:
     box = Sandbox.create(tmp_path / "box")
     before = box.snapshot()
     peer = StdioPeer(box)
     try:
         peer.initialize()
-        figures = run_rpc_fuzz("stdio", box, peer, _tools(peer, "stdio"), examples, peer.alive)
+        figures = run_rpc_fuzz(
+            "stdio", box, peer, _tools(peer, "stdio"), examples, peer.alive, derandomize=derandomize
+        )
         alive = peer.alive()
     finally:
         peer.close()
@@ -47,7 +49,7 @@ def _fuzz_stdio(tmp_path: Path, examples: int) -> RpcFigures:
     return figures
 
 
-def _fuzz_http(tmp_path: Path, examples: int) -> RpcFigures:
+def _fuzz_http(tmp_path: Path, examples: int, derandomize: bool = False) -> RpcFigures:
     box = Sandbox.create(tmp_path / "box")
     before = box.snapshot()
     server = start_sandboxed_http(box)
@@ -55,7 +57,9 @@ def _fuzz_http(tmp_path: Path, examples: int) -> RpcFigures:
     try:
         peer.initialize()
         alive = lambda: server.process.poll() is None  # noqa: E731
-        figures = run_rpc_fuzz("http", box, peer, _tools(peer, "http"), examples, alive)
+        figures = run_rpc_fuzz(
+            "http", box, peer, _tools(peer, "http"), examples, alive, derandomize=derandomize
+        )
         up = alive()
     finally:
         peer.close()
@@ -82,11 +86,11 @@ def _check(figures: RpcFigures, alive: bool, stderr: str, box: Sandbox, before: 
 
 
 def test_stdio_fuzz_short_budget(tmp_path: Path) -> None:
-    _fuzz_stdio(tmp_path, budget("FUZZ_RPC_SHORT", 100))
+    _fuzz_stdio(tmp_path, budget("FUZZ_RPC_SHORT", 100), derandomize=True)
 
 
 def test_http_fuzz_short_budget(tmp_path: Path) -> None:
-    _fuzz_http(tmp_path, budget("FUZZ_RPC_SHORT", 100))
+    _fuzz_http(tmp_path, budget("FUZZ_RPC_SHORT", 100), derandomize=True)
 
 
 @pytest.mark.fuzz
@@ -157,3 +161,23 @@ def test_http_answers_a_fractional_id(tmp_path: Path) -> None:
         peer.close()
         stop(server)
     assert status == 400 and any("error" in a for a in answers), (status, body)
+
+
+def test_stdio_answers_an_unknown_prompt_without_a_traceback(tmp_path: Path) -> None:
+    """Found by the fuzz: the SDK answered ``prompts/get`` of an unknown name, but logged a traceback."""
+    box = Sandbox.create(tmp_path / "box")
+    peer = StdioPeer(box)
+    try:
+        peer.initialize()
+        message = Message(
+            '{"jsonrpc": "2.0", "id": 9, "method": "prompts/get", "params": {"name": "no-such-prompt"}}',
+            "request",
+            9,
+        )
+        answers = peer.exchange(message)
+        stderr = peer.stderr()
+    finally:
+        peer.close()
+    (answer,) = [a for a in answers if a.get("id") == 9]
+    assert answer["error"]["code"] == -32602 and "prompts/list" in answer["error"]["message"], answer
+    assert TRACEBACK not in stderr, stderr

@@ -412,9 +412,17 @@ def _same_id(got: Any, sent: Any) -> bool:
 
 
 def run_rpc_fuzz(
-    door: str, box: Sandbox, peer: Any, tools: list[dict[str, Any]], examples: int, alive: Any
+    door: str,
+    box: Sandbox,
+    peer: Any,
+    tools: list[dict[str, Any]],
+    examples: int,
+    alive: Any,
+    *,
+    derandomize: bool = False,
 ) -> RpcFigures:
-    """Send ``examples`` generated messages through ``peer`` (a :class:`StdioPeer` or :class:`HttpPeer`)."""
+    """Send ``examples`` generated messages through ``peer`` (a :class:`StdioPeer` or :class:`HttpPeer`);
+    ``derandomize`` sends the same messages every run (the default suite's short budget)."""
     figures = RpcFigures(door)
     started = time.monotonic()
 
@@ -422,6 +430,7 @@ def run_rpc_fuzz(
         max_examples=examples,
         deadline=None,
         database=None,
+        derandomize=derandomize,
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )

@@ -19,22 +19,32 @@ from typing import TYPE_CHECKING, Annotated
 import anyio
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.prompts.base import UserMessage
-from mcp_types import EmbeddedResource, TextContent, TextResourceContents
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    EmbeddedResource,
+    GetPromptRequestParams,
+    TextContent,
+    TextResourceContents,
+)
 from pydantic import Field
 
 from ..engines import sandbox, textio
 from ..lazy import LazyModule
 from ..registry import ToolFailure
 from ..workspace import Workspace
+from . import lowlevel
 from .completion import completer, ranked
 from .icons import icon
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
+    from mcp.server.context import HandlerResult
 
     from ..engines.git import query as gitquery
     from ..runner import ToolRunner
     from ..server import ServerOptions, WorkspaceFor
+    from .lowlevel import Handler, Previous, RequestContext
 else:
     gitquery = LazyModule("mcp_server_ide.engines.git.query")
 
@@ -266,6 +276,25 @@ def install(
         if subjects:
             ask += " Recent subjects, for the repository's style:\n" + "\n".join(f"- {s}" for s in subjects)
         return [UserMessage(ask), UserMessage(TextContent(type="text", text=diff))]
+
+    lowlevel.replace_request(server, "prompts/get", GetPromptRequestParams, _refusing_bad_requests)
+
+
+def _refusing_bad_requests(previous: Previous) -> Handler[GetPromptRequestParams]:
+    """The SDK's prompts/get, with an unknown name or bad arguments answered as invalid params: the
+    SDK raises ValueError there, which its dispatcher logs with a traceback before answering."""
+
+    async def handler(ctx: RequestContext, params: GetPromptRequestParams) -> HandlerResult:
+        assert previous is not None  # the SDK always has prompts/get
+        try:
+            return await previous(ctx, params)
+        except ValueError as exc:
+            message = str(exc)
+            if message.startswith("Unknown prompt"):
+                message += " (prompts/list names the prompts)"
+            raise MCPError(code=INVALID_PARAMS, message=message) from None
+
+    return handler
 
 
 def _diff_for_review(ws: Workspace, path: str, base: str) -> str:

@@ -173,7 +173,7 @@ async def debug_step(
 
 @tool("debug", title="Pause", example={}, errors=("unknown session",))
 async def debug_pause(sessionId: SessionId = None, waitMs: Wait = 3000) -> dict[str, Any]:
-    """Pause a running program."""
+    """Pause the running program; answers where it stopped, as debug_step does."""
     session = _session(sessionId)
     since = session.notes_after(0)[1]
     await _run(session.pause)
