@@ -207,12 +207,13 @@ async def test_wait_seed_shape_and_cancellation(mcp: Any, ws_path: Path) -> None
         started = time.monotonic()
         out = await call(client, "wait", milliseconds=300)
         assert out == {"status": "completed", "message": "Waited for 300 milliseconds"}
-        assert 0.29 <= time.monotonic() - started < 3
+        assert time.monotonic() - started >= 0.29  # it waited (how much longer is the machine's load)
         assert "0 or more" in await error(client, "wait", milliseconds=-1)
         started = time.monotonic()
         with anyio.move_on_after(0.5):
             await client.call_tool("wait", {"milliseconds": 600000})
-        assert time.monotonic() - started < 2
+        # Cancelled, not waited out (600 s): a bound far from both, so a loaded machine cannot fail it.
+        assert time.monotonic() - started < 60
         assert (await call(client, "wait", milliseconds=0))["status"] == "completed"
 
 
