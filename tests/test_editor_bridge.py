@@ -174,11 +174,11 @@ def test_a_hung_editor_costs_one_deadline_then_answers_at_once(peer: Peer) -> No
         start = time.monotonic()
         with pytest.raises(BridgeDown):
             channel.call("state")
-        assert time.monotonic() - start < 2.0  # the 1 s deadline, not a hang
+        assert time.monotonic() - start < 10  # the 1 s deadline, not a hang (a far bound: loaded machines)
         start = time.monotonic()
         with pytest.raises(BridgeDown, match="down"):
             channel.call("state")  # within the retry window: no wait at all
-        assert time.monotonic() - start < 0.5
+        assert time.monotonic() - start < 1.0  # less than one deadline
     finally:
         peer.proc.send_signal(signal.SIGCONT)
 
