@@ -431,3 +431,15 @@ async def test_symbols_are_enriched_by_the_running_server(py: Shared) -> None:
         ("Basket", "Class"),
     ]
     assert [c["kind"] for c in out["symbols"][2]["children"]] == ["Method", "Method", "Method"]
+
+
+async def test_format_file_of_a_file_with_no_formatter_names_its_kind(py: Shared) -> None:
+    """Found by the REST fuzz: a file without an extension read "no formatter for this files here"."""
+    for name, kind in (("NOTES", "files without an extension"), ("notes.txt", ".txt files")):
+        path = py.root / name
+        path.write_text("some text\n")
+        try:
+            text = await py.fail("format_file", {"pathInProject": name})
+        finally:
+            path.unlink()
+        assert f"no formatter for {kind} here" in text, text

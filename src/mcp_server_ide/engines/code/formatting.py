@@ -33,8 +33,10 @@ def format_plan(ws: Workspace, resolved: sandbox.Resolved) -> multiedit.FilePlan
     else:
         server = server_for(ws, resolved)
         if server is None or not server.supports("document_formatting_provider"):
+            suffix = resolved.path.suffix
+            kind = f"{suffix} files" if suffix else "files without an extension"
             raise ToolFailure(
-                f"unavailable: no formatter for {resolved.path.suffix or 'this'} files here "
+                f"unavailable: no formatter for {kind} here "
                 "(ruff formats Python; the TypeScript server formats TS/JS; configure others in lsp.json)",
                 kind="unavailable",
             )
