@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-ACCEPT = "application/json, text/event-stream"
+from .support.net import open_session
 
 
 def marker() -> str:
@@ -146,28 +146,6 @@ def test_nothing_escapes_the_servers_sigterm(ws_path: Path, http_server: Any, mo
     assert survivors([a, b, c, d]) == []
 
 
-def _open_session(http: httpx.Client) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    r = http.post("/mcp", json=init, headers={"Accept": ACCEPT})
-    assert r.status_code == 200, r.text
-    headers = {
-        "Accept": ACCEPT,
-        "mcp-session-id": r.headers["mcp-session-id"],
-        "mcp-protocol-version": "2025-06-18",
-    }
-    http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    return headers
-
-
 GRACE_S = 5.0
 
 
@@ -175,7 +153,7 @@ def test_a_job_outlives_its_http_session_only_for_the_grace_period(ws_path: Path
     a, b, c, d = marker(), marker(), marker(), marker()
     server = http_server(ws_path, "--job-grace", str(GRACE_S))
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        headers = _open_session(http)
+        headers = open_session(http)
         call = {
             "jsonrpc": "2.0",
             "id": 1,

@@ -14,17 +14,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-ACCEPT = "application/json, text/event-stream"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+from .support.net import ACCEPT, initialize, open_session
+
+INIT = initialize()
 
 
 def _port(url: str) -> int:
@@ -126,23 +118,10 @@ def test_connections_over_the_cap_are_closed_and_the_server_keeps_serving(
         time.sleep(0.1)
 
 
-def _open_session(http: httpx.Client) -> dict[str, str]:
-    r = http.post("/mcp", json=INIT, headers={"Accept": ACCEPT})
-    assert r.status_code == 200, r.text
-    headers = {
-        "Accept": ACCEPT,
-        "mcp-session-id": r.headers["mcp-session-id"],
-        "mcp-protocol-version": "2025-06-18",
-    }
-    r = http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    assert r.status_code == 202, r.text
-    return headers
-
-
 def test_an_id_no_request_may_have_is_answered_invalid_request(http_server: Any, ws_path: Path) -> None:
     server = http_server(ws_path)
     with httpx.Client(base_url=server.url, timeout=10) as http:
-        session = _open_session(http)
+        session = open_session(http)
         for raw_id in (b"1e999999", b"1.5", b"true", b"[1]", b'{"a":1}'):
             body = b'{"jsonrpc":"2.0","id":' + raw_id + b',"method":"ping"}'
             r = http.post("/mcp", content=body, headers={"Content-Type": "application/json", **session})

@@ -17,31 +17,9 @@ from typing import Any
 
 import httpx
 
-ACCEPT = "application/json, text/event-stream"
+from .support.net import open_session
+
 VERSION = "2025-11-25"  # resumability (priming events) starts with this protocol version
-
-
-def _open_session(http: httpx.Client) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    r = http.post("/mcp", json=init, headers={"Accept": ACCEPT})
-    assert r.status_code == 200, r.text
-    headers = {
-        "Accept": ACCEPT,
-        "mcp-session-id": r.headers["mcp-session-id"],
-        "mcp-protocol-version": VERSION,
-    }
-    r = http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    assert r.status_code == 202, r.text
-    return headers
 
 
 def _subscribe(http: httpx.Client, headers: dict[str, str], uri: str) -> None:
@@ -85,7 +63,7 @@ def test_a_reconnect_with_last_event_id_gets_what_it_missed(ws_path: Path, http_
     uri = watched.as_uri()
     server = http_server(ws_path)
     with httpx.Client(base_url=server.url, timeout=10) as http:
-        headers = _open_session(http)
+        headers = open_session(http, VERSION)
         _subscribe(http, headers, uri)
         # The standalone stream carries the first change, with its event id; then we hang up.
         threading.Timer(0.5, watched.write_text, args=("two\n",)).start()
@@ -105,7 +83,7 @@ def test_a_reconnect_with_last_event_id_gets_what_it_missed(ws_path: Path, http_
         assert int(updates[0]["id"]) > int(last_id), missed
 
         # Another session presenting that id gets none of the first session's events.
-        other = _open_session(http)
+        other = open_session(http, VERSION)
         stolen = _events(http, {**other, "Last-Event-ID": last_id}, until="resources/updated", seconds=2)
         assert not [e for e in stolen if "resources/updated" in e.get("data", "")], stolen
 
@@ -115,7 +93,7 @@ def test_a_post_stream_starts_with_a_priming_event_that_says_when_to_reconnect(
 ) -> None:
     server = http_server(ws_path)
     with httpx.Client(base_url=server.url, timeout=10) as http:
-        headers = _open_session(http)
+        headers = open_session(http, VERSION)
         call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_files_in_folder"}}
         r = http.post("/mcp", json=call, headers=headers)
     assert r.headers["content-type"].startswith("text/event-stream"), r.text

@@ -24,6 +24,7 @@ from mcp_server_ide.engines import processes
 from mcp_server_ide.registry import ToolFailure
 from mcp_server_ide.workspace import Policy, Workspace
 
+from .support.net import initialize
 from .support.system import require_system
 
 
@@ -447,16 +448,7 @@ def _rpc(proc: subprocess.Popen[bytes], messages: list[dict[str, Any]], replies:
 
 
 def _start_work(proc: subprocess.Popen[bytes], a: str, b: str, c: str) -> None:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    init = initialize()
     _rpc(proc, [init], 1)
     calls = [
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -523,16 +515,7 @@ def test_sigkill_of_the_server_takes_long_lived_children_with_it(ws_path: Path) 
         _rpc(
             proc,
             [
-                {
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "t", "version": "1"},
-                    },
-                },
+                initialize(),
             ],
             1,
         )

@@ -24,20 +24,11 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from .support.net import ACCEPT, initialize, open_session
 from .support.security import data_of, registered_specs
 
 TOOL_NAMES = {s.name for s in registered_specs()}
-ACCEPT = "application/json, text/event-stream"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INIT = initialize()
 MARKER = "created-by-a-refused-request.txt"
 
 
@@ -444,19 +435,6 @@ def test_reference_page_stays_public_without_the_token(http_server, ws_path: Pat
 # ----------------------------------------------------------------------------- hostile bodies
 
 
-def _open_session(http: httpx.Client) -> dict[str, str]:
-    r = http.post("/mcp", json=INIT, headers={"Accept": ACCEPT})
-    assert r.status_code == 200, r.text
-    headers = {
-        "Accept": ACCEPT,
-        "mcp-session-id": r.headers["mcp-session-id"],
-        "mcp-protocol-version": "2025-06-18",
-    }
-    r = http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    assert r.status_code == 202, r.text
-    return headers
-
-
 def _rpc_payload(response: httpx.Response) -> dict[str, Any]:
     """The JSON-RPC message of a Streamable HTTP answer (plain JSON or one SSE event)."""
     text = response.text
@@ -536,7 +514,7 @@ def test_hostile_bodies_get_clean_errors_and_the_server_stays_up(http_server, ws
     (ws_path / "a.txt").write_text("alpha\n")
     server = http_server(ws_path)
     with httpx.Client(base_url=server.url, timeout=20) as http:
-        session = _open_session(http)
+        session = open_session(http)
         for body in HOSTILE:
             for path, headers in (
                 ("/mcp/get_file_text_by_path", {"Content-Type": "application/json"}),
@@ -701,7 +679,7 @@ def test_clients_that_vanish_mid_request_leave_the_server_up(http_server, ws_pat
             reset=reset,
         )
     with httpx.Client(base_url=server.url, timeout=20) as http:
-        session = _open_session(http)
+        session = open_session(http)
         sid_headers = "".join(f"{k}: {v}\r\n" for k, v in session.items())
         # The session's own GET stream, dropped.
         vanish(f"GET /mcp HTTP/1.1\r\nHost: {host}\r\n{sid_headers}\r\n".encode(), wait=0.5)

@@ -15,16 +15,9 @@ from typing import Any
 
 import pytest
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+from .support.net import initialize
+
+INIT = initialize("2025-11-25", id=1)
 
 
 class Wire:

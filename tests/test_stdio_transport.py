@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from .support.net import initialize
 from .support.results import payload
 
 pytestmark = pytest.mark.anyio
@@ -39,16 +40,7 @@ def test_a_terminal_stdin_falls_back_to_the_sdk_transport(ws_path: Path) -> None
 
     (ws_path / "a.txt").write_text("hello\n")
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
+        initialize("2025-11-25", id=1),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",

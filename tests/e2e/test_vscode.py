@@ -5,15 +5,13 @@ A workspace whose ``.vscode/mcp.json`` is what ``mcp-server-ide config vscode --
 server must report every tool (the count equals ``tools/list``) and no error. Own README command:
 ``.venv/bin/python -m pytest -m e2e tests/e2e/test_vscode.py``. The first run installs code-server
 into the test cache (node 24, ``build-essential pkg-config libkrb5-dev libx11-dev libxkbfile-dev
-libsecret-1-dev`` from Debian; ~5 minutes of native builds).
+libsecret-1-dev`` from Debian; ~5 minutes of native builds): :mod:`tests.support.codeserver`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -21,36 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import artifact, chromium_page
-from tests.support.npm import cache_dir, node
+from tests.support.browser import artifact
+from tests.support.codeserver import workbench
 
 pytestmark = pytest.mark.e2e
-
-VERSION = "4.139.1"
-
-
-def code_server() -> Path:
-    """Install code-server once into the cache (npm + its postinstall native build)."""
-    folder = cache_dir() / f"code-server-{VERSION}"
-    entry = folder / "node_modules" / "code-server" / "out" / "node" / "entry.js"
-    marker = folder / ".built"
-    if marker.exists() and entry.exists():
-        return entry
-    node24 = node(24)
-    env = dict(os.environ, PATH=f"{node24.parent}{os.pathsep}{os.environ['PATH']}")
-    folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", f"code-server@{VERSION}"],
-                   cwd=folder, env=env, check=True, timeout=1200, stdin=subprocess.DEVNULL)  # fmt: skip
-    subprocess.run(["sh", "./postinstall.sh"], cwd=entry.parents[2], check=True, timeout=1800, stdin=subprocess.DEVNULL,
-                   env=dict(env, npm_config_user_agent="npm/11 node/v24 linux x64"))  # fmt: skip
-    marker.write_text(VERSION)
-    return entry
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def tools_list_count(ws: Path) -> int:
@@ -67,85 +39,30 @@ def tools_list_count(ws: Path) -> int:
 
 
 def test_vscode_starts_the_server_and_discovers_every_tool(ws_path: Path, tmp_path: Path) -> None:
-    entry = code_server()
     (ws_path / "hello.py").write_text("print('hi')\n")
     config = subprocess.run([sys.executable, "-m", "mcp_server_ide", "config", "vscode", "--json"], cwd=ws_path,
                             capture_output=True, text=True, check=True).stdout  # fmt: skip
     (ws_path / ".vscode").mkdir()
     (ws_path / ".vscode" / "mcp.json").write_text(config)
-    user = tmp_path / "user"
-    (user / "User").mkdir(parents=True)
-    (user / "User" / "settings.json").write_text(
-        json.dumps(
-            {
-                "security.workspace.trust.enabled": False,
-                "workbench.startupEditor": "none",
-                "chat.mcp.autostart": "never",
-            }
-        )
-    )
-    port = free_port()
-    env = dict(os.environ, PATH=f"{node(24).parent}{os.pathsep}{os.environ['PATH']}")
-    proc = subprocess.Popen(
-        [str(node(24)), str(entry), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
-         "--disable-update-check", "--extensions-dir", str(tmp_path / "ext"), "--user-data-dir", str(user), str(ws_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-    )  # fmt: skip
     expected = tools_list_count(ws_path)
-    try:
-        with chromium_page(tmp_path / "chrome") as page:
-            page.set_default_timeout(60_000)
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    page.goto(f"http://127.0.0.1:{port}/?folder={ws_path}")
-                    break
-                except Exception:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(1)
-            page.wait_for_selector(".monaco-workbench")
-            time.sleep(3)
-
-            def command(text: str) -> None:
-                page.keyboard.press("F1")
-                page.wait_for_selector(".quick-input-widget input")
-                page.keyboard.type(text)
-                time.sleep(1)
-                page.keyboard.press("Enter")
-                time.sleep(1.5)
-
-            def pick(label: str) -> None:
-                page.locator(".quick-input-list .monaco-list-row", has_text=label).first.click()
-                time.sleep(1.5)
-
-            command("MCP: List Servers")
-            pick("ide")
-            pick("Start Server")
-            time.sleep(8)
-            command("MCP: List Servers")
-            pick("ide")
-            pick("Show Output")
-            time.sleep(3)
-            page.screenshot(path=str(artifact("vscode-mcp-output.png")))
-            text = page.locator(".output-view, .output").first.inner_text().replace("\xa0", " ")
-            found = re.search(r"Discovered (\d+) tools", text)
-            assert found, text[-3000:]
-            assert int(found.group(1)) == expected
-            assert "Connection state: Running" in text
-            assert "[error]" not in text.lower(), text[-3000:]
-            command("MCP: Browse Resources")
-            time.sleep(2)
-            page.screenshot(path=str(artifact("vscode-mcp-resources.png")))
-            rows = page.locator(".quick-input-list .monaco-list-row").all_inner_texts()
-            if len(rows) == 1 and "ide" in rows[0]:
-                pick("ide")
-                rows = page.locator(".quick-input-list .monaco-list-row").all_inner_texts()
-            joined = "\n".join(rows)
-            assert "hello.py" in joined or "git-status" in joined or "Git status" in joined, joined
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(10)
+    with workbench(ws_path, tmp_path) as bench:
+        time.sleep(3)
+        bench.start_mcp_server("ide")
+        text = bench.mcp_output("ide", "vscode-mcp-output.png")
+        found = re.search(r"Discovered (\d+) tools", text)
+        assert found, text[-3000:]
+        assert int(found.group(1)) == expected
+        assert "Connection state: Running" in text
+        assert "[error]" not in text.lower(), text[-3000:]
+        bench.command("MCP: Browse Resources")
+        time.sleep(2)
+        bench.page.screenshot(path=str(artifact("vscode-mcp-resources.png")))
+        rows = bench.page.locator(".quick-input-list .monaco-list-row").all_inner_texts()
+        if len(rows) == 1 and "ide" in rows[0]:
+            bench.pick("ide")
+            rows = bench.page.locator(".quick-input-list .monaco-list-row").all_inner_texts()
+        joined = "\n".join(rows)
+        assert "hello.py" in joined or "git-status" in joined or "Git status" in joined, joined
 
 
 def _rest(port: int, tool: str, **args: object) -> object:
@@ -163,80 +80,31 @@ def test_the_extension_registers_the_server_and_bridges_the_editor(ws_path: Path
     opened in the page, the selection made there, an edit Ctrl+Z undoes, a breakpoint set with F9."""
     from tests.support.extension import build_vsix
 
-    entry = code_server()
     hello = ws_path / "hello.py"
     hello.write_text("print('hi')\nx = 1\n")
     vsix = build_vsix(tmp_path / "mcp-server-ide.vsix")
-    env = dict(os.environ, PATH=f"{node(24).parent}{os.pathsep}{os.environ['PATH']}")
-    user = tmp_path / "user"
-    (user / "User").mkdir(parents=True)
-    subprocess.run([str(node(24)), str(entry), "--extensions-dir", str(tmp_path / "ext"), "--user-data-dir", str(user),
-                    "--install-extension", str(vsix)], env=env, check=True, timeout=120, capture_output=True)  # fmt: skip
-    (user / "User" / "settings.json").write_text(
-        json.dumps(
-            {
-                "security.workspace.trust.enabled": False,
-                "workbench.startupEditor": "none",
-                "chat.mcp.autostart": "never",
-                # This interpreter (the console script's shebang may name another checkout's venv).
-                "mcpServerIde.server.command": sys.executable,
-                "mcpServerIde.server.args": ["-m", "mcp_server_ide"],
-                "debug.allowBreakpointsEverywhere": True,  # no Python debugger extension is installed here
-            }
-        )
-    )
+    settings = {
+        # This interpreter (the console script's shebang may name another checkout's venv).
+        "mcpServerIde.server.command": sys.executable,
+        "mcpServerIde.server.args": ["-m", "mcp_server_ide"],
+        "debug.allowBreakpointsEverywhere": True,  # no Python debugger extension is installed here
+    }
     assert not (ws_path / ".vscode").exists()
-    port = free_port()
-    proc = subprocess.Popen(
-        [str(node(24)), str(entry), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
-         "--disable-update-check", "--extensions-dir", str(tmp_path / "ext"), "--user-data-dir", str(user), str(ws_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-    )  # fmt: skip
     expected = tools_list_count(ws_path)
+    bench = None
     try:
-        with chromium_page(tmp_path / "chrome") as page:
-            page.set_default_timeout(60_000)
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    page.goto(f"http://127.0.0.1:{port}/?folder={ws_path}")
-                    break
-                except Exception:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(1)
-            page.wait_for_selector(".monaco-workbench")
+        with workbench(ws_path, tmp_path, settings, vsix) as bench:
+            page = bench.page
             # The status bar shows the HTTP server's port once it listens.
-            item = page.locator(".statusbar-item", has_text="MCP IDE :").first
-            item.wait_for()
-            found_port = re.search(r"MCP IDE :(\d+)", item.inner_text())
-            assert found_port, item.inner_text()
-            http_port = int(found_port.group(1))
+            http_port = bench.status_port()
             assert 9960 <= http_port <= 9990
 
-            def command(text: str) -> None:
-                page.keyboard.press("F1")
-                page.wait_for_selector(".quick-input-widget input")
-                page.keyboard.type(text)
-                time.sleep(1)
-                page.keyboard.press("Enter")
-                time.sleep(1.5)
-
-            def pick(label: str) -> None:
-                page.locator(".quick-input-list .monaco-list-row", has_text=label).first.click()
-                time.sleep(1.5)
-
-            command("MCP: List Servers")
+            bench.command("MCP: List Servers")
             page.screenshot(path=str(artifact("vscode-ext-servers.png")))
-            pick("mcp-server-ide")
-            pick("Start Server")
+            bench.pick("mcp-server-ide")
+            bench.pick("Start Server")
             time.sleep(8)
-            command("MCP: List Servers")
-            pick("mcp-server-ide")
-            pick("Show Output")
-            time.sleep(3)
-            page.screenshot(path=str(artifact("vscode-ext-mcp-output.png")))
-            text = page.locator(".output-view, .output").first.inner_text().replace("\xa0", " ")
+            text = bench.mcp_output("mcp-server-ide", "vscode-ext-mcp-output.png")
             found = re.search(r"Discovered (\d+) tools", text)
             assert found, text[-3000:]
             assert int(found.group(1)) == expected
@@ -257,9 +125,7 @@ def test_the_extension_registers_the_server_and_bridges_the_editor(ws_path: Path
             _rest(http_port, "replace_selected_text", text="print('bridged')")
             time.sleep(1)
             page.screenshot(path=str(artifact("vscode-ext-replaced.png")))
-            assert "print('bridged')" in page.locator(
-                ".monaco-editor .view-lines"
-            ).first.inner_text().replace("\xa0", " ")
+            assert "print('bridged')" in bench.editor_text()
             assert hello.read_text() == "print('bridged')\nx = 1\n"  # the clean file was saved after the edit
             page.locator(".monaco-editor .view-lines").first.click()
             page.keyboard.press("Control+Z")
@@ -275,13 +141,11 @@ def test_the_extension_registers_the_server_and_bridges_the_editor(ws_path: Path
             listed = json.dumps(_rest(http_port, "get_debugger_breakpoints")).replace(" ", "")
             assert '"line":2' in listed, listed  # set in the page, listed by the tool
             _rest(http_port, "toggle_debugger_breakpoint", pathInProject="hello.py", line=1)
-            command("View: Show Run and Debug")
+            bench.command("View: Show Run and Debug")
             time.sleep(2)
             page.screenshot(path=str(artifact("vscode-ext-breakpoints.png")))
             view = page.locator(".debug-breakpoints").first.inner_text()
             assert view.count("hello.py") == 2, view  # the tool's breakpoint is VS Code's own
     finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(10)
-        for log in (user / "logs").glob("*/exthost*/mcp-server-ide.mcp-server-ide/*.log"):
+        for log in bench.extension_logs() if bench else []:
             artifact("vscode-ext-log.txt").write_text(log.read_text(errors="replace"))
