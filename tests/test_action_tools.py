@@ -17,7 +17,7 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
-from .support.results import data
+from .support.results import call_data as call
 from .support.system import require_system
 
 pytestmark = pytest.mark.anyio
@@ -84,12 +84,6 @@ def project(ws_path: Path, tmp_path: Path) -> Path:
     git(ws_path, "init", "-q", "-b", "main")
     git(ws_path, "remote", "add", "origin", str(remote))
     return ws_path
-
-
-async def call(client: Any, name: str, **arguments: Any) -> Any:
-    result = await client.call_tool(name, arguments)
-    assert not result.is_error, f"{name}: {result.content[0].text if result.content else result}"
-    return data(result)
 
 
 async def eventually(check: Callable[[], Awaitable[bool] | bool], timeout: float = 30) -> None:

@@ -12,21 +12,9 @@ from typing import Any
 import anyio
 import pytest
 
-from .support.results import payload
+from .support.results import call, error
 
 pytestmark = pytest.mark.anyio
-
-
-async def call(client: Any, tool: str, **args: Any) -> Any:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    return payload(result)
-
-
-async def error(client: Any, tool: str, **args: Any) -> str:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.content[0].text
-    return result.content[0].text
 
 
 async def test_a_catastrophic_until_pattern_does_not_freeze_the_server(mcp: Any, ws_path: Path) -> None:

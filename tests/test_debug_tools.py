@@ -16,7 +16,8 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
-from .support.results import data
+from .support.results import call_data as call
+from .support.results import error
 from .support.system import require_system
 
 pytestmark = pytest.mark.anyio
@@ -106,18 +107,6 @@ def project(ws_path: Path) -> Path:
     (ws_path / "tools").mkdir()
     (ws_path / "tools/show.py").write_text("import sys\nprint('show', sys.argv[1:])\n")
     return ws_path
-
-
-async def call(client: Any, name: str, **arguments: Any) -> Any:
-    result = await client.call_tool(name, arguments)
-    assert not result.is_error, f"{name}: {result.content[0].text if result.content else result}"
-    return data(result)
-
-
-async def error(client: Any, name: str, **arguments: Any) -> str:
-    result = await client.call_tool(name, arguments)
-    assert result.is_error, f"{name} should have failed"
-    return result.content[0].text
 
 
 def job_id(answer: str) -> str:

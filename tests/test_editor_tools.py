@@ -14,23 +14,12 @@ import pytest
 
 from mcp_server_ide.workspace import Policy
 
-from .support.results import data
+from .support.results import call_data as call
+from .support.results import error
 
 pytestmark = pytest.mark.anyio
 
 CRLF_SOURCE = b"def greet(name):\r\n    return 'hello ' + name\r\n\r\nprint(greet('world'))\r\n"
-
-
-async def call(client: Any, name: str, **arguments: Any) -> Any:
-    result = await client.call_tool(name, arguments)
-    assert not result.is_error, f"{name}: {result.content[0].text if result.content else result}"
-    return data(result)
-
-
-async def error(client: Any, name: str, **arguments: Any) -> str:
-    result = await client.call_tool(name, arguments)
-    assert result.is_error, f"{name} should have failed"
-    return result.content[0].text
 
 
 async def test_scripted_session_keeps_crlf_and_survives_a_restart(mcp: Any, ws_path: Path) -> None:

@@ -119,18 +119,21 @@ def test_stdio_answers_a_request_holding_a_lone_surrogate(tmp_path: Path) -> Non
 
 
 def test_http_answers_a_huge_number_id(tmp_path: Path) -> None:
+    status, answers, body = _http_exchange(tmp_path, '{"jsonrpc": "2.0", "id": 1e999999, "method": "ping"}')
+    assert status == 400 and any(a.get("error", {}).get("code") == -32600 for a in answers), (status, body)
+
+
+def _http_exchange(tmp_path: Path, text: str) -> tuple[int, list[dict[str, Any]], str]:
+    """Send ``text`` (an invalid request) in a fresh session of a sandboxed HTTP server."""
     box = Sandbox.create(tmp_path / "box")
     server = start_sandboxed_http(box)
     peer = HttpPeer(server.url)
     try:
         peer.initialize()
-        status, answers, body = peer.exchange(
-            Message('{"jsonrpc": "2.0", "id": 1e999999, "method": "ping"}', "invalid")
-        )
+        return peer.exchange(Message(text, "invalid"))
     finally:
         peer.close()
         stop(server)
-    assert status == 400 and any(a.get("error", {}).get("code") == -32600 for a in answers), (status, body)
 
 
 def _stdio_answers(tmp_path: Path, message: Message) -> None:
@@ -149,17 +152,7 @@ def test_stdio_answers_a_null_id(tmp_path: Path) -> None:
 
 
 def test_http_answers_a_fractional_id(tmp_path: Path) -> None:
-    box = Sandbox.create(tmp_path / "box")
-    server = start_sandboxed_http(box)
-    peer = HttpPeer(server.url)
-    try:
-        peer.initialize()
-        status, answers, body = peer.exchange(
-            Message('{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', "invalid")
-        )
-    finally:
-        peer.close()
-        stop(server)
+    status, answers, body = _http_exchange(tmp_path, '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}')
     assert status == 400 and any("error" in a for a in answers), (status, body)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .support.results import payload
+from .support.results import call
 
 pytestmark = pytest.mark.anyio
 
@@ -21,12 +21,6 @@ def write(root: Path, files: dict[str, str]) -> None:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-
-
-async def call(client: Any, tool: str, **args: Any) -> Any:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    return payload(result)
 
 
 NODE_MONOREPO = {

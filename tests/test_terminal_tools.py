@@ -18,22 +18,10 @@ import pytest
 from mcp_server_ide.server import ServerOptions
 from mcp_server_ide.workspace import Policy
 
-from .support.results import payload
+from .support.results import call, error, payload
 from .test_processes import alive_with, marker, wait_alive, wait_gone
 
 pytestmark = pytest.mark.anyio
-
-
-async def call(client: Any, tool: str, **args: Any) -> Any:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    return payload(result)
-
-
-async def error(client: Any, tool: str, **args: Any) -> str:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.content[0].text
-    return result.content[0].text
 
 
 # ---------------------------------------------------------------------------------------------

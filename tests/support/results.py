@@ -52,3 +52,28 @@ def data(result: Any) -> Any:
     if not text.startswith(("{", "[")):
         return text
     return json.loads(text)
+
+
+def _text(result: Any) -> str:
+    return result.content[0].text if result.content else repr(result)
+
+
+async def call(client: Any, tool: str, /, **args: Any) -> Any:
+    """Call ``tool`` through an MCP client session; it must succeed: its :func:`payload`."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, f"{tool}: {_text(result)}"
+    return payload(result)
+
+
+async def call_data(client: Any, tool: str, /, **args: Any) -> Any:
+    """Call ``tool``; it must succeed: its :func:`data` (JSON, or the text when it is not JSON)."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, f"{tool}: {_text(result)}"
+    return data(result)
+
+
+async def error(client: Any, tool: str, /, **args: Any) -> str:
+    """Call ``tool``; it must fail (an ``isError`` result): the error's text."""
+    result = await client.call_tool(tool, args)
+    assert result.is_error, f"{tool} should have failed: {_text(result)}"
+    return _text(result)
