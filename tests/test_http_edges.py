@@ -133,6 +133,27 @@ def test_an_id_no_request_may_have_is_answered_invalid_request(http_server: Any,
         assert ok.status_code == 200
 
 
+def test_a_request_that_is_also_an_answer_is_answered_invalid_request(
+    http_server: Any, ws_path: Path
+) -> None:
+    """Found by the full-budget fuzz: the SDK took it for an answer to one of its requests (202, nothing)."""
+    server = http_server(ws_path)
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        session = open_session(http)
+        for body in (
+            {"jsonrpc": "2.0", "id": "n2", "method": {}, "result": {}, "error": -521},
+            {"jsonrpc": "2.0", "id": "n2", "method": "ping", "result": {}},
+            {"jsonrpc": "2.0", "id": "n2", "result": {}, "error": {"code": 1, "message": "x"}},
+        ):
+            r = http.post("/mcp", json=body, headers=session)
+            assert r.status_code == 400, (body, r.status_code, r.text)
+            message = r.json()
+            assert message["error"]["code"] == -32600 and message["id"] == "n2", message
+            assert "never both" in message["error"]["message"]
+        ok = http.post("/mcp", json={"jsonrpc": "2.0", "id": 7, "method": "ping"}, headers=session)
+        assert ok.status_code == 200
+
+
 def test_one_origin_rule_for_every_door_case_insensitive(http_server: Any, ws_path: Path) -> None:
     server = http_server(ws_path)
     port = _port(server.url)

@@ -74,6 +74,11 @@ CASES = [
     (b'{"jsonrpc":"2.0","id":14}', -32600, 14),  # JSON, but no message
     (b'{"jsonrpc":"2.0","id":1e999999,"method":"ping"}', -32600, None),  # the SDK's "notification"
     (b'{"jsonrpc":"2.0","id":2.5,"method":"ping"}', -32600, None),
+    # Found by the full-budget fuzz: both a request and an answer, which the SDK took for an answer
+    # to one of its own requests and dropped.
+    (b'{"jsonrpc":"2.0","id":"n2","method":{},"result":{},"error":-521}', -32600, "n2"),
+    (b'{"jsonrpc":"2.0","id":15,"method":"ping","result":{}}', -32600, 15),
+    (b'{"jsonrpc":"2.0","id":16,"result":{},"error":{"code":1,"message":"x"}}', -32600, 16),
 ]
 
 

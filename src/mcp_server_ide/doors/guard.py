@@ -131,6 +131,10 @@ class GuardMiddleware:
             if bad is not None:  # the SDK would read it as a notification and answer 202, nothing
                 await _respond_json(send, 400, _rpc_error(None, -32600, bad))
                 return
+            mixed = jsonrpc.mixed_shape(parsed)
+            if mixed is not None:  # the SDK would take it for an answer to one of its requests: 202
+                await _respond_json(send, 400, _rpc_error(mixed[0], -32600, mixed[1]))
+                return
         await self.app(scope, self._capped(receive, send), send)
 
     def _check(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, dict[str, str]] | None:

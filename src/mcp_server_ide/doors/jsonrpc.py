@@ -1,8 +1,10 @@
 """JSON-RPC shape checks the SDK does not make, shared by every door (HTTP and stdio).
 
 The SDK reads ``{"id": 1e999999, "method": ...}`` as a notification (the id, a float, is dropped)
-and answers nothing; these doors answer ``-32600`` instead. A line or body it cannot parse at all
-gets ``-32700`` with the request's id when it can still be read from the bytes.
+and answers nothing; these doors answer ``-32600`` instead. It also reads a message holding both a
+``result`` and an ``error``, or a ``method`` beside either, as an answer to one of its own requests and
+drops it: -32600 too, with the message's id. A line or body it cannot parse at all gets ``-32700``
+with the request's id when it can still be read from the bytes.
 """
 
 from __future__ import annotations
@@ -122,13 +124,47 @@ ODD_ID = re.compile(rb'"id"\s*:\s*(?:-?\d+[.eE]|true|false|null|\[|\{)')
 """A line that may hold an id no request may have (checked further with :func:`bad_id`)."""
 
 
+MIXED_SHAPE = (
+    "Invalid Request: the message holds {keys} (rule: a JSON-RPC message is a request or notification "
+    '(a "method"), or an answer (one "result" or one "error"), never both; send the request alone)'
+)
+
+
+def mixed_shape(message: object) -> tuple[object, str] | None:
+    """(the id to answer with, why) when a parsed message (or one of a batch) is both a request and an
+    answer, or an answer with both a result and an error; else None."""
+    for item in message if isinstance(message, list) else [message]:
+        if not isinstance(item, dict):
+            continue
+        keys = [key for key in ("method", "result", "error") if key in item]
+        if len(keys) > 1:
+            rid = item.get("id")
+            shown = " and ".join(f'"{key}"' for key in keys)
+            return (rid if _usable_id(rid) else None), MIXED_SHAPE.format(keys=shown)
+    return None
+
+
+def _usable_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _maybe_mixed(line: bytes) -> bool:
+    has = [key in line for key in (b'"method"', b'"result"', b'"error"')]
+    return sum(has) > 1
+
+
 def answer_for_bad_id(line: bytes) -> bytes | None:
-    """The -32600 line for a request line whose top-level id is neither a string nor an integer."""
-    if ODD_ID.search(line) is None:
+    """The -32600 line for a request line whose top-level id is neither a string nor an integer, or
+    that is both a request and an answer (:func:`mixed_shape`)."""
+    odd, mixed = ODD_ID.search(line) is not None, _maybe_mixed(line)
+    if not (odd or mixed):
         return None
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return None  # the SDK's parser answers it (-32700)
-    reason = bad_id(message)
-    return None if reason is None else error_line(None, INVALID_REQUEST, reason)
+    reason = bad_id(message) if odd else None
+    if reason is not None:
+        return error_line(None, INVALID_REQUEST, reason)
+    found = mixed_shape(message) if mixed else None
+    return None if found is None else error_line(found[0], INVALID_REQUEST, found[1])
