@@ -19,6 +19,17 @@ interface Started {
 }
 
 const started = new Map<string, Started>();
+let starting = 0;
+let idle: (() => void)[] = [];
+
+/** Resolves once no `runs.start` is in flight (then 2 s more, for the server to send its answer):
+ * granting trust during one (VS Code asks before a task runs in Restricted Mode) restarts the
+ * servers, which must not cut that answer off. */
+export function afterRunsStart(): Promise<void> {
+  const later = () => new Promise<void>((done) => setTimeout(done, 2000));
+  if (starting === 0) return Promise.resolve();
+  return new Promise<void>((done) => idle.push(done)).then(later);
+}
 const sessions = new Set<vscode.DebugSession>();
 let count = 0;
 
@@ -104,6 +115,37 @@ async function consent(params: Record<string, unknown>, what: string): Promise<v
   }
 }
 
+async function start(params: Record<string, unknown>): Promise<unknown> {
+  const name = str(params.name, 'name');
+  const folder = typeof params.folder === 'string' ? params.folder : undefined;
+  const trustedNow = vscode.workspace.isTrusted;
+  const known = (await listed(trustedNow)).filter((l) => l.name === name && (!folder || !l.folder || l.folder === folder));
+  const item = known.find((l) => l.kind === 'launch') ?? known[0];
+  if (!item) throw new BridgeError('not_found', `not found: VS Code has no task or launch configuration named ${JSON.stringify(name)}`);
+  const what = item.kind === 'task' ? `the task ${JSON.stringify(name)}` : `the launch configuration ${JSON.stringify(name)}`;
+  await consent(params, what);
+  const id = `${item.kind}-${++count}`;
+  const run: Started = { kind: item.kind, name, waiters: [] };
+  if (item.kind === 'task') {
+    const task = (await vscode.tasks.fetchTasks()).find((t) => taskName(t) === name && (!item.folder || folderPath(t.scope) === item.folder));
+    if (!task && !vscode.workspace.isTrusted) {
+      throw new BridgeError('refused', `refused: VS Code runs tasks only in a trusted workspace and the person did not trust this one; ${what} did not run`);
+    }
+    if (!task) throw new BridgeError('not_found', `not found: VS Code no longer offers the task ${JSON.stringify(name)}`);
+    run.execution = await vscode.tasks.executeTask(task);
+    started.set(id, run);
+    return { id, kind: 'task', terminal: `Task - ${task.name}` };
+  }
+  const ws = folders().find((f) => f.uri.fsPath === item.folder);
+  started.set(id, run);
+  const ok = await vscode.debug.startDebugging(ws, name, { noDebug: params.noDebug === true });
+  if (!ok) {
+    started.delete(id);
+    throw new BridgeError('unavailable', `VS Code did not start the launch configuration ${JSON.stringify(name)} (see its Debug Console or notifications)`);
+  }
+  return { id, kind: 'launch' };
+}
+
 export function actionHandlers(subscriptions: { dispose(): unknown }[]): Record<string, Handler> {
   subscriptions.push(
     vscode.tasks.onDidEndTaskProcess((e) => {
@@ -131,31 +173,13 @@ export function actionHandlers(subscriptions: { dispose(): unknown }[]): Record<
     'runs.list': async () => listed(vscode.workspace.isTrusted),
 
     'runs.start': async (params) => {
-      const name = str(params.name, 'name');
-      const folder = typeof params.folder === 'string' ? params.folder : undefined;
-      const trustedNow = vscode.workspace.isTrusted;
-      const known = (await listed(trustedNow)).filter((l) => l.name === name && (!folder || !l.folder || l.folder === folder));
-      const item = known.find((l) => l.kind === 'launch') ?? known[0];
-      if (!item) throw new BridgeError('not_found', `not found: VS Code has no task or launch configuration named ${JSON.stringify(name)}`);
-      const what = item.kind === 'task' ? `the task ${JSON.stringify(name)}` : `the launch configuration ${JSON.stringify(name)}`;
-      await consent(params, what);
-      const id = `${item.kind}-${++count}`;
-      const run: Started = { kind: item.kind, name, waiters: [] };
-      if (item.kind === 'task') {
-        const task = (await vscode.tasks.fetchTasks()).find((t) => taskName(t) === name && (!item.folder || folderPath(t.scope) === item.folder));
-        if (!task) throw new BridgeError('not_found', `not found: VS Code no longer offers the task ${JSON.stringify(name)}`);
-        run.execution = await vscode.tasks.executeTask(task);
-        started.set(id, run);
-        return { id, kind: 'task', terminal: `Task - ${task.name}` };
+      starting += 1;
+      try {
+        return await start(params);
+      } finally {
+        starting -= 1;
+        if (starting === 0) for (const done of idle.splice(0)) done();
       }
-      const ws = folders().find((f) => f.uri.fsPath === item.folder);
-      started.set(id, run);
-      const ok = await vscode.debug.startDebugging(ws, name, { noDebug: params.noDebug === true });
-      if (!ok) {
-        started.delete(id);
-        throw new BridgeError('unavailable', `VS Code did not start the launch configuration ${JSON.stringify(name)} (see its Debug Console or notifications)`);
-      }
-      return { id, kind: 'launch' };
     },
 
     'runs.wait': (params) => {

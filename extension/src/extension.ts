@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { actionHandlers } from './actions';
+import { actionHandlers, afterRunsStart } from './actions';
 import { editorHandlers } from './handlers';
 import { BridgeServer, newToken, stableSocketPath } from './protocol';
 import { announcedPort, connectionConfig, parsePortRange, ServerSettings, serverArgs } from './settings';
@@ -250,7 +250,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.affectsConfiguration('mcpServerIde')) void restart();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void restart()),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void afterRunsStart().then(restart)),
     vscode.commands.registerCommand('mcpServerIde.restart', restart),
     vscode.commands.registerCommand('mcpServerIde.showLog', () => log.show()),
     vscode.commands.registerCommand('mcpServerIde.copyConnectionConfig', async () => {
