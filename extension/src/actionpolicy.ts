@@ -50,6 +50,28 @@ export function refusal(id: string, allowed: readonly string[]): string | undefi
   );
 }
 
+/** Commands that run the workspace's code (tasks, debugging, tests, the terminal): in an untrusted
+ * workspace they run only after the person consents, like `run_configuration`. */
+export const RUNS_CODE: readonly string[] = [
+  'workbench.action.tasks.*',
+  'workbench.action.debug.*',
+  'debug.*',
+  'testing.*',
+  'workbench.action.terminal.runActiveFile',
+  'workbench.action.terminal.runSelectedText',
+  'workbench.action.terminal.runRecentCommand',
+  'workbench.action.terminal.sendSequence',
+  'python.execInTerminal*',
+  'python.execSelectionInTerminal',
+  'jupyter.run*',
+  'npm.runScript*',
+];
+
+/** Whether `id` runs the workspace's code (see RUNS_CODE). */
+export function runsCode(id: string): boolean {
+  return RUNS_CODE.some((p) => matches(p, id));
+}
+
 export type Consent = 'yes' | 'no' | 'timeout';
 
 /** Ask (a modal in VS Code) and wait at most `timeoutMs`: 'yes' only when the answer is `accept`.

@@ -6,7 +6,7 @@
 // in a modal; an unanswered modal counts as a refusal after the server's bound.
 
 import * as vscode from 'vscode';
-import { ALLOW_SETTING, askConsent, commandTitle, jsonResult, refusal } from './actionpolicy';
+import { ALLOW_SETTING, askConsent, commandTitle, jsonResult, refusal, runsCode } from './actionpolicy';
 import { BridgeError, Handler } from './protocol';
 
 interface Started {
@@ -256,6 +256,7 @@ export function actionHandlers(subscriptions: { dispose(): unknown }[]): Record<
       if (!(await vscode.commands.getCommands(true)).includes(id)) {
         throw new BridgeError('not_found', `action not found: VS Code has no command ${JSON.stringify(id)} (list_available_actions lists them)`);
       }
+      if (runsCode(id)) await consent(params, `the command ${id}`);
       const args = Array.isArray(params.args) ? params.args : [];
       const ms = Math.min(Math.max(Number(params.waitMs) || 10000, 100), 60000);
       let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { askConsent, commandTitle, jsonResult, refusal } from '../src/actionpolicy';
+import { askConsent, commandTitle, jsonResult, refusal, runsCode } from '../src/actionpolicy';
 
 test('commands that close the window, uninstall extensions, change trust or settings are refused, naming the setting', () => {
   for (const id of ['workbench.action.closeWindow', 'workbench.action.quit', 'workbench.extensions.uninstallExtension', 'workbench.trust.manage', 'workbench.action.toggleAutoSave']) {
@@ -42,4 +42,11 @@ test('command titles from contributes.commands', () => {
   assert.equal(commandTitle({ title: 'Restart', category: 'MCP Server IDE' }), 'MCP Server IDE: Restart');
   assert.equal(commandTitle({ title: { value: 'Open', original: 'Open' } }), 'Open');
   assert.equal(commandTitle({ category: 'x' }), undefined);
+});
+
+test('commands that run the workspace code are known (they ask first in an untrusted workspace)', () => {
+  for (const id of ['workbench.action.tasks.runTask', 'workbench.action.debug.start', 'workbench.action.terminal.runActiveFile', 'testing.runAll']) {
+    assert.ok(runsCode(id), id);
+  }
+  assert.ok(!runsCode('workbench.action.files.newUntitledFile'));
 });

@@ -11,7 +11,8 @@ stops it in VS Code), ended by a watcher thread with the task's exit code (``onD
 a debug session has none). VS Code gives extensions no access to a task's terminal output.
 
 In a workspace VS Code does not trust (or a server started untrusted) the extension asks the person
-in a modal before anything runs; no answer within :data:`CONSENT_S` is a refusal.
+in a modal before a task, launch configuration or code-running command (tasks, debug, tests, the
+terminal) runs; no answer within :data:`CONSENT_S` is a refusal.
 """
 
 from __future__ import annotations
@@ -262,8 +263,13 @@ class VsCode:
         try:
             found = self._call_apart(
                 "commands.run",
-                {"id": command, "waitMs": int(COMMAND_WAIT_S * 1000)},
-                timeout=COMMAND_WAIT_S + 10,
+                {
+                    "id": command,
+                    "waitMs": int(COMMAND_WAIT_S * 1000),
+                    "confirm": not self.ws.policy.trusted,
+                    "consentMs": int(CONSENT_S * 1000),
+                },
+                timeout=COMMAND_WAIT_S + CONSENT_S + 10,
             )
         except BridgeDown as exc:
             if not exc.sent:
