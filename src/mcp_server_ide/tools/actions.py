@@ -36,12 +36,12 @@ class ActionInfo(TypedDict):
 
 @tool("action", title="List actions", read_only=True, example={})
 def list_available_actions(
-    query: Annotated[str, Field(description="Only ids or texts containing this (any case).")] = "",
+    query: Annotated[str, Field(description="Substring of id or text.")] = "",
     offset: Annotated[int, Field(ge=0)] = 0,
     limit: Annotated[int, Field(ge=1, le=1000)] = 200,
 ) -> list[ActionInfo]:
     """Actions runnable now, as `[{id, text}]` with VS Code command ids (format, tasks, tests, run, git
-    fetch...; with VS Code connected, all its commands); they depend on the active file. Run one with
+    fetch...; all of VS Code's when connected); they depend on the active file. Run one with
     `execute_action_by_id`."""
     ws = current().workspace
     _attach_vscode(ws)
@@ -72,8 +72,8 @@ async def execute_action_by_id(
     actionId: str,
 ) -> str:
     """Start an action from `list_available_actions`; tasks, tests and runs continue as jobs
-    (`get_job_output`). A VS Code command answers its JSON result; ones that close the window or change
-    extensions or settings are refused unless allowed in VS Code's `mcpServerIde.actions.allow`."""
+    (`get_job_output`). VS Code commands answer their JSON result; window, extension and settings ones
+    need VS Code's `mcpServerIde.actions.allow`."""
     ws = current().workspace
     _attach_vscode(ws)
     action = await anyio.to_thread.run_sync(actions.find, ws, actionId)
@@ -94,8 +94,8 @@ async def execute_action_by_id(
 
 @tool("action", title="Progress", inline=True, read_only=True, example={})
 def get_progress_indicators() -> list[ProgressItem]:
-    """Work in progress: jobs, tasks, actions, language servers loading, VS Code's tasks and debug sessions;
-    each `jobId` can be read or cancelled. VS Code has no API for other extensions' progress."""
+    """Work in progress: jobs, tasks, actions, language servers loading, VS Code's tasks and debug sessions
+    (VS Code has no API for other extensions' progress); a `jobId` can be read or cancelled."""
     ws = current().workspace
     _attach_vscode(ws)
     return progress.collect(ws)

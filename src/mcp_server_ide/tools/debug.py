@@ -127,8 +127,8 @@ def _with_verdicts(ws: Workspace, items: list[BreakpointInfo]) -> list[Breakpoin
     errors=("launch.json or tasks.json is not valid JSON with comments",),
 )
 def get_run_configurations() -> list[str]:
-    """Names of the launch configurations and tasks of .vscode/launch.json and tasks.json, and, with VS
-    Code connected, what its launch and task providers offer."""
+    """Names of the launch configurations and tasks of .vscode/launch.json and tasks.json (and VS Code's
+    task providers when connected)."""
     return vscode.run_names(current().workspace)
 
 
@@ -150,8 +150,7 @@ async def run_configuration(
     debug: Annotated[bool, Field(description="Under the debugger (start_debug_session).")] = False,
 ) -> str:
     """Start a launch configuration or task (from `get_run_configurations`) as a background job; read it
-    with `get_job_output`. With VS Code connected it runs in VS Code's terminal or debugger. An untrusted
-    workspace asks first."""
+    with `get_job_output` (in VS Code: its terminal). An untrusted workspace asks first."""
     call = current()
     ws = call.workspace
     if debug:

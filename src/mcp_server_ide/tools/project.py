@@ -94,8 +94,7 @@ def get_project_modules(
     ] = project.MAX_DEPTH,
 ) -> ProjectModules:
     """Project types and modules from manifest files (package.json, pyproject.toml, go.mod, Cargo.toml,
-    pom.xml...), monorepo workspaces, recommended VS Code extensions and, with VS Code connected, its
-    installed ones."""
+    pom.xml...), monorepo workspaces, recommended (and, when connected, installed) VS Code extensions."""
     ws = current().workspace
     found = project.layout(ws, max_depth=maxDepth)
     result = ProjectModules(
