@@ -63,17 +63,19 @@ def _until(what: str, check: Any, seconds: float = 60) -> Any:
         time.sleep(0.5)
 
 
-def _tasks(ws: Path, label: str, command: str) -> None:
+def _tasks(ws: Path, label: str, command: str, **more: str) -> None:
+    tasks = [
+        {"label": name, "type": "shell", "command": cmd} for name, cmd in {label: command, **more}.items()
+    ]
     (ws / ".vscode").mkdir(exist_ok=True)
-    (ws / ".vscode" / "tasks.json").write_text(
-        json.dumps({"version": "2.0.0", "tasks": [{"label": label, "type": "shell", "command": command}]})
-    )
+    (ws / ".vscode" / "tasks.json").write_text(json.dumps({"version": "2.0.0", "tasks": tasks}))
 
 
 def test_a_command_opens_an_editor_and_a_task_runs_in_vscodes_terminal(
     ws_path: Path, tmp_path: Path, vsix: Path
 ) -> None:
-    _tasks(ws_path, "echo marker", 'echo "MARKER-$((40+2))"')  # the output differs from the command line
+    # The output differs from the command line; "wait" runs until cancelled.
+    _tasks(ws_path, "echo marker", 'echo "MARKER-$((40+2))"', wait="sleep 300")
     bench = None
     try:
         with workbench(ws_path, tmp_path, SETTINGS, vsix) as bench:
@@ -108,6 +110,31 @@ def test_a_command_opens_an_editor_and_a_task_runs_in_vscodes_terminal(
                 ),
             )
             assert out["state"] == "exited" and out["exitCode"] == 0, out
+
+            # A running VS Code task is work in progress, with a job that cancel_job stops in VS Code.
+            text = _rest(port, "run_configuration", configName="wait")
+            job_id = text.split("jobId: ")[1].split(";")[0]
+            _until(
+                "the task in progress", lambda: job_id in json.dumps(_rest(port, "get_progress_indicators"))
+            )
+            _rest(port, "cancel_job", jobId=job_id)
+            out = _until(
+                "the cancelled task's end",
+                lambda: (
+                    (o := _rest(port, "get_job_output", jobId=job_id, waitMs=2000))["state"] != "running"
+                    and o
+                ),
+            )
+            assert out["state"] == "killed", out
+            assert job_id not in json.dumps(_rest(port, "get_progress_indicators"))
+
+            # Titles from the extensions' manifests; a command that closes the window is refused.
+            titled = _rest(port, "list_available_actions", query="MCP Server IDE: Restart")
+            assert titled == [{"id": "mcpServerIde.restart", "text": "MCP Server IDE: Restart"}], titled
+            refused = _post(port, "execute_action_by_id", actionId="workbench.action.closeWindow")
+            assert refused["status"] is None and "mcpServerIde.actions.allow" in refused["error"], refused
+            installed = _rest(port, "get_project_modules")["vscodeExtensions"]["installed"]
+            assert any(e.startswith("mcp-server-ide.mcp-server-ide@") for e in installed), installed
     finally:
         for log in bench.extension_logs() if bench else []:
             artifact("vscode-actions-log.txt").write_text(log.read_text(errors="replace"))

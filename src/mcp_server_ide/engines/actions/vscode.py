@@ -170,14 +170,17 @@ class VsCode:
             title = f"{'Debug' if debug else 'Run'}: {listed.name}"
             where = "VS Code's debug views"
         stop = threading.Event()
-        job = self.ws.service(Jobs).track(
+        jobs = self.ws.service(Jobs)
+        job = jobs.track(
             title, f"{title} in VS Code (its output is in {where})", started_at=time.time(), stop=stop
         )
         job.log.append(
             f"started in VS Code; its output is in {where} (VS Code gives extensions no access to it)\n".encode()
         )
         job.log.version += 1
-        if run_id:
+        if not run_id:
+            jobs.finish(job, exit_code=None)  # VS Code started it but cannot report its end
+        else:
             with self._lock:
                 self._runs[run_id] = _Run(job, stop)
                 if self._watcher is None:
