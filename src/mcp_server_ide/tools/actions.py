@@ -92,7 +92,12 @@ async def execute_action_by_id(
     return started.text() if isinstance(started, vscode.CommandResult) else "ok"
 
 
-@tool("action", title="Progress", inline=True, read_only=True, example={})
+def _progress_inline(_arguments: object) -> bool:
+    """On the event loop unless VS Code is to be asked (a socket round trip)."""
+    return vscode.channel_of(current().workspace) is None
+
+
+@tool("action", title="Progress", inline=_progress_inline, read_only=True, example={})
 def get_progress_indicators() -> list[ProgressItem]:
     """Work in progress: jobs, tasks, actions, language servers loading, VS Code's tasks and debug sessions
     (VS Code has no API for other extensions' progress); a `jobId` can be read or cancelled."""

@@ -45,6 +45,7 @@ CONSENT_S = 60.0
 LIST_TIMEOUT = 10.0
 """Seconds VS Code may take to list tasks (its task providers scan the workspace) or commands."""
 START_TIMEOUT = 30.0
+PROGRESS_TIMEOUT = 2.0
 COMMAND_WAIT_S = 10.0
 """How long a command is waited on; one still running then (a dialog open) is reported as running."""
 WATCH_POLL_S = 2.0
@@ -300,7 +301,7 @@ class VsCode:
     def progress_items(self) -> list[ProgressItem]:
         """:class:`..progress.ProgressSource`: VS Code's running tasks and debug sessions."""
         try:
-            found = self._call("runs.progress", timeout=LIST_TIMEOUT)
+            found = self._call("runs.progress", timeout=PROGRESS_TIMEOUT)
         except (BridgeDown, ToolFailure):
             return []
         with self._lock:
