@@ -53,7 +53,6 @@ const handlers: Record<string, Handler> = {
     const run: Run = { name: item.name, kind: item.kind, waiters: [] };
     runs.set(id, run);
     ran.push(`${item.name}${params.noDebug === true ? '' : ' (debug)'}`);
-    if (item.kind === 'task') setTimeout(() => end(run, exitCode), 1500);
     return { id, kind: item.kind, terminal: `Task - ${item.name}` };
   },
   'runs.wait': (params) => {
@@ -101,13 +100,18 @@ const handlers: Record<string, Handler> = {
     return { result: { opened: 'Untitled-1' } };
   },
   extensions: () => ({ installed: ['ms-python.python@2026.1.0'], builtin: ['vscode.git'] }),
-  // For the test: what the person will answer next, how the next task ends, and what ran.
+  // For the test: what the person will answer next, the exit code tasks end with, and what ran.
   'peer.set': (params) => {
     if (params.consent) nextConsent = params.consent as typeof nextConsent;
     if (typeof params.exitCode === 'number') exitCode = params.exitCode;
     return {};
   },
   'peer.ran': () => ({ ran, asked }),
+  // The person's running tasks end (with the exit code set last).
+  'peer.end': () => {
+    for (const run of runs.values()) if (!run.ended && run.kind === 'task') end(run, exitCode);
+    return {};
+  },
 };
 
 const server = new BridgeServer(process.env.PEER_TOKEN ?? '', handlers);
