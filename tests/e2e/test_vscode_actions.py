@@ -3,7 +3,8 @@
 
 - ``execute_action_by_id("workbench.action.files.newUntitledFile")`` opens an editor in the page;
   ``run_configuration`` of a ``.vscode/tasks.json`` shell task shows its output in VS Code's terminal
-  (read from the page's xterm rows) and its job ends with the task's exit code.
+  (read from the page's xterm rows) and its job ends with the task's exit code; ``cancel_job`` stops
+  a running task; a launch configuration runs through VS Code's debugger.
 - In a workspace VS Code does not trust (Workspace Trust on, a folder it has not been told to trust), a task
   runs only after the person consents in VS Code's modal: "Cancel" -> the tool says refused and
   nothing ran; "Run" -> it runs.
@@ -33,6 +34,7 @@ SETTINGS: dict[str, object] = {
     "mcpServerIde.server.command": sys.executable,
     "mcpServerIde.server.args": ["-m", "mcp_server_ide"],
     "terminal.integrated.gpuAcceleration": "off",  # the DOM renderer: the terminal's rows are in the page
+    "debug.saveBeforeStart": "none",  # else starting a launch configuration asks where to save Untitled-1
 }
 
 
@@ -76,6 +78,11 @@ def test_a_command_opens_an_editor_and_a_task_runs_in_vscodes_terminal(
 ) -> None:
     # The output differs from the command line; "wait" runs until cancelled.
     _tasks(ws_path, "echo marker", 'echo "MARKER-$((40+2))"', wait="sleep 300")
+    (ws_path / "app.js").write_text("require('fs').writeFileSync(__dirname + '/launched.txt', 'yes')\n")
+    launch = {"type": "node", "request": "launch", "name": "Run app", "program": "${workspaceFolder}/app.js"}
+    (ws_path / ".vscode" / "launch.json").write_text(
+        json.dumps({"version": "0.2.0", "configurations": [launch]})
+    )
     bench = None
     try:
         with workbench(ws_path, tmp_path, SETTINGS, vsix) as bench:
@@ -127,6 +134,28 @@ def test_a_command_opens_an_editor_and_a_task_runs_in_vscodes_terminal(
             )
             assert out["state"] == "killed", out
             assert job_id not in json.dumps(_rest(port, "get_progress_indicators"))
+
+            # A launch configuration runs through VS Code's debugger (its built-in JavaScript one), without
+            # debugging: the program runs, and the job ends when the session does.
+            launched: list[dict[str, Any]] = []
+            starting = threading.Thread(
+                target=lambda: launched.append(_post(port, "run_configuration", configName="Run app"))
+            )
+            starting.start()
+            starting.join(20)
+            page.screenshot(path=str(artifact("vscode-actions-launch.png")))
+            starting.join(150)
+            assert launched and "started in VS Code" in str(launched[0]["status"]), launched
+            job_id = launched[0]["status"].split("jobId: ")[1].split(";")[0]
+            _until("the launched program", lambda: (ws_path / "launched.txt").exists())
+            out = _until(
+                "the session's end",
+                lambda: (
+                    (o := _rest(port, "get_job_output", jobId=job_id, waitMs=2000))["state"] != "running"
+                    and o
+                ),
+            )
+            assert out["state"] == "exited", out
 
             # Titles from the extensions' manifests; a command that writes a setting is refused (code-server
             # has no workbench.action.closeWindow: a browser tab cannot close itself).
