@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { actionHandlers, afterRunsStart } from './actions';
 import { editorHandlers } from './handlers';
 import { BridgeServer, newToken, stableSocketPath } from './protocol';
 import { announcedPort, connectionConfig, parsePortRange, ServerSettings, serverArgs } from './settings';
@@ -216,7 +217,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     token = newToken();
   }
   const windowKey = vscode.workspace.workspaceFile?.toString() ?? (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()).join('\n');
-  bridge = new BridgeServer(token, editorHandlers(), { extension: VERSION(), vscode: vscode.version }, (line) => log.info(line));
+  bridge = new BridgeServer(token, { ...editorHandlers(), ...actionHandlers(context.subscriptions) }, { extension: VERSION(), vscode: vscode.version }, (line) => log.info(line));
   try {
     await bridge.listen(stableSocketPath(`${context.globalStorageUri.toString()}\n${windowKey}`));
     log.info(`bridge listening (a private socket; ${SOCKET_VAR}/${TOKEN_VAR} go to the servers it starts)`);
@@ -249,7 +250,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.affectsConfiguration('mcpServerIde')) void restart();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void restart()),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void afterRunsStart().then(restart)),
     vscode.commands.registerCommand('mcpServerIde.restart', restart),
     vscode.commands.registerCommand('mcpServerIde.showLog', () => log.show()),
     vscode.commands.registerCommand('mcpServerIde.copyConnectionConfig', async () => {

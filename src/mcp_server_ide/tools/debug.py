@@ -21,9 +21,12 @@ from ..lazy import LazyModule
 from ..registry import tool
 
 runconfigs = LazyModule("mcp_server_ide.engines.runconfigs")
+vscode = LazyModule("mcp_server_ide.engines.actions.vscode")
 debug = LazyModule("mcp_server_ide.engines.debug")
 if TYPE_CHECKING:
+    from ..engines.actions.vscode import Listed
     from ..engines.debug import Debugging
+    from ..engines.processes import Job
     from ..workspace import Workspace
 
 JOB_TOOLS = "get_job_output / list_jobs / cancel_job"
@@ -124,8 +127,9 @@ def _with_verdicts(ws: Workspace, items: list[BreakpointInfo]) -> list[Breakpoin
     errors=("launch.json or tasks.json is not valid JSON with comments",),
 )
 def get_run_configurations() -> list[str]:
-    """Names of the launch configurations and tasks of .vscode/launch.json and tasks.json."""
-    return runconfigs.names(current().workspace)
+    """Names of the launch configurations and tasks of .vscode/launch.json and tasks.json (and VS Code's
+    task providers when connected)."""
+    return vscode.run_names(current().workspace)
 
 
 @tool(
@@ -146,7 +150,7 @@ async def run_configuration(
     debug: Annotated[bool, Field(description="Under the debugger (start_debug_session).")] = False,
 ) -> str:
     """Start a launch configuration or task (from `get_run_configurations`) as a background job; read it
-    with `get_job_output`. An untrusted workspace asks first."""
+    with `get_job_output` (in VS Code: its terminal). An untrusted workspace asks first."""
     call = current()
     ws = call.workspace
     if debug:
@@ -161,6 +165,15 @@ async def run_configuration(
                 f"Debug session started (sessionId: {out['sessionId']}; jobId: {out.get('jobId')}; "
                 "wait for a stop with debug_continue)"
             )
+    live = await anyio.to_thread.run_sync(vscode.find_run, ws, configName)
+    if live is not None:
+        try:
+            job = await anyio.to_thread.run_sync(lambda: _start_in_vscode(ws, live, debug))
+            return (
+                f"Run configuration started in VS Code (jobId: {job.id}; its output is in VS Code's terminal)"
+            )
+        except vscode.BridgeDown:
+            pass  # never reached VS Code: run it here
     runs = ws.service(runconfigs.Runs)
     prepared = await anyio.to_thread.run_sync(runs.prepare, configName)
     if not ws.policy.trusted:
@@ -173,3 +186,15 @@ async def run_configuration(
         )
     job = await anyio.to_thread.run_sync(lambda: runs.start(configName, prepared))
     return f"Run configuration started (jobId: {job.id}; read its output with get_job_output)"
+
+
+def _start_in_vscode(ws: Workspace, live: Listed, debug: bool) -> Job:
+    """Start VS Code's ``live`` configuration or task; VS Code asks the person when untrusted (the
+    commands the server would run are shown there when it can plan them)."""
+    detail = ""
+    try:
+        plan, _kind = ws.service(runconfigs.Runs).prepare(live.name)
+        detail = "; ".join(s.command_line() for s in runconfigs.flatten(plan))
+    except Exception:  # a provider's task the server cannot plan: VS Code shows its name only
+        pass
+    return ws.service(vscode.VsCode).start(live, debug=debug, detail=detail)

@@ -18,6 +18,7 @@ from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
 
 project = LazyModule("mcp_server_ide.engines.project")
+vscode = LazyModule("mcp_server_ide.engines.actions.vscode")
 
 
 class ModuleInfo(TypedDict):
@@ -39,12 +40,21 @@ class MonoRepoInfo(TypedDict):
     members: list[str]
 
 
+class VsCodeExtensions(TypedDict):
+    installed: list[str]
+    """``id@version`` of each extension the person installed (`` (inactive)`` when not activated yet)."""
+    builtin: list[str]
+
+
 class ProjectModules(TypedDict):
     types: list[str]
     extensions: list[str]
+    """The workspace's recommended VS Code extensions (``.vscode/extensions.json``)."""
     modules: list[ModuleInfo]
     workspaces: NotRequired[list[MonoRepoInfo]]
     truncated: NotRequired[bool]
+    vscodeExtensions: NotRequired[VsCodeExtensions]
+    """With VS Code connected: its enabled extensions."""
 
 
 class Ecosystem(TypedDict):
@@ -84,7 +94,7 @@ def get_project_modules(
     ] = project.MAX_DEPTH,
 ) -> ProjectModules:
     """Project types and modules from manifest files (package.json, pyproject.toml, go.mod, Cargo.toml,
-    pom.xml...), monorepo workspaces and recommended VS Code extensions."""
+    pom.xml...), monorepo workspaces, recommended (and, when connected, installed) VS Code extensions."""
     ws = current().workspace
     found = project.layout(ws, max_depth=maxDepth)
     result = ProjectModules(
@@ -96,6 +106,11 @@ def get_project_modules(
         result["workspaces"] = [w.as_dict() for w in found.workspaces]
     if found.truncated:
         result["truncated"] = True
+    installed = vscode.installed_extensions(ws)
+    if installed is not None:
+        result["vscodeExtensions"] = VsCodeExtensions(
+            installed=installed["installed"], builtin=installed["builtin"]
+        )
     return result
 
 

@@ -231,13 +231,15 @@ def find(ws: Workspace, action_id: str) -> Action | None:
     return next((a for a in available(ws) if a.id == action_id), None)
 
 
-def execute(ws: Workspace, action: Action) -> None:
-    """Start ``action``. In-process work is waited on for :data:`QUICK_S`: its failure by then is raised
-    (a ``ToolFailure`` with the action's error text); work still running then becomes a job. Process
-    work (tasks, tests, run configurations) is a job from the start: its exit code is its result."""
+def execute(ws: Workspace, action: Action) -> object:
+    """Start ``action``; returns what its start returned. In-process work is waited on for :data:`QUICK_S`:
+    its failure by then is raised (a ``ToolFailure`` with the action's error text); work still running
+    then becomes a job. Process work (tasks, tests, run configurations) is a job from the start: its
+    exit code is its result."""
     started = action.start()
     if isinstance(started, Work):
         ws.service(ActionWork).wait(started, QUICK_S)
+    return started
 
 
 def _plans_cleanly(ws: Workspace, configs: runconfigs.Configs, name: str) -> bool:

@@ -257,13 +257,13 @@ class Jobs:
             self._forget_old()
         return job
 
-    def finish(self, job: Job, error: str | None = None) -> None:
-        """End a job made by :meth:`track`: "exited" with exit code 0, or, given ``error``, "failed"
+    def finish(self, job: Job, error: str | None = None, *, exit_code: int | None = 0) -> None:
+        """End a job made by :meth:`track`: "exited" with ``exit_code``, or, given ``error``, "failed"
         (or "killed" when it was cancelled) with no exit code and the error as its output."""
         if error is not None:
             job.log.append(f"{error}\n".encode())
             job.error = error
-        job.exit_code = 0 if error is None else None
+        job.exit_code = exit_code if error is None else None
         job.ended_at = _now()
         job.state = "exited" if error is None else "killed" if job._stop.is_set() else "failed"
         job.log.version += 1
