@@ -341,6 +341,7 @@ async def get_project_problems(
         min_severity=minSeverity,
         offset=offset,
         max_results=maxResults,
+        ws=call.workspace,
     )
 
 

@@ -41,6 +41,9 @@ class BridgeEditor:
         self.channel = channel
         self._fallback = fallback
         ws.service(changes.ChangeBus).guard(self._refuse_under_unsaved_text)
+        from .bridge_files import attach  # unsaved buffers, reloads, VS Code's diagnostics
+
+        attach(ws, channel)
 
     def _refuse_under_unsaved_text(self, path: Path, rel: str) -> None:
         """Refuse a tool's write to a file with unsaved changes in VS Code: the person's text stays in
@@ -53,9 +56,9 @@ class BridgeEditor:
             inside = self._inside(tab.get("path") if isinstance(tab, dict) else None)
             if inside is not None and inside.path == path and tab.get("dirty"):
                 raise ToolFailure(
-                    f"refused: {rel!r} has unsaved changes in VS Code, and this write would go under them; "
-                    "nothing was written. Save or revert the file in VS Code first, or edit the open buffer "
-                    "with replace_current_file_text / replace_selected_text",
+                    f"refused: {rel!r} has unsaved changes in VS Code, and this would go under them; "
+                    "nothing was changed. Save or revert the file in VS Code first (an edit of its text "
+                    "goes into the unsaved buffer instead: read the file again and redo it)",
                     kind="conflict",
                 )
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 
 from ...workspace import Workspace
-from .model import ByFile
+from .model import ByFile, Problem
 
 log = logging.getLogger(__name__)
 
@@ -52,3 +52,44 @@ def changed(ws: Workspace) -> None:
     for service in ws.services():
         if isinstance(service, ProblemStore):
             service.notify_soon()
+
+
+def _same(p: Problem) -> tuple[object, ...]:
+    return (p.get("line"), p.get("character"), " ".join(str(p.get("message", "")).split()).casefold())
+
+
+def unique(own: list[Problem], extra: list[Problem]) -> list[Problem]:
+    """``extra`` (a provider's problems of one file) without those ``own`` (the server's sources)
+    already has: the same start and message."""
+    seen = {_same(p) for p in own}
+    out: list[Problem] = []
+    for p in extra:
+        key = _same(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def for_file(ws: Workspace, rel: str, own: list[Problem]) -> tuple[list[Problem], list[str]]:
+    """The providers' problems of ``rel`` that ``own`` does not have, and the providers' sources asked."""
+    found: list[Problem] = []
+    sources: list[str] = []
+    for source, _at, files in provided(ws):
+        sources.append(source)
+        found.extend(files.get(rel, []))
+    return unique(own, found), sources
+
+
+def merged(ws: Workspace, by_file: ByFile) -> ByFile:
+    """``by_file`` (the server's own problems) with the providers' problems added, duplicates left out."""
+    extra: ByFile = {}
+    for _source, _at, files in provided(ws):
+        for rel, found in files.items():
+            extra.setdefault(rel, []).extend(found)
+    out = dict(by_file)
+    for rel, found in extra.items():
+        kept = unique(by_file.get(rel, []), found)
+        if kept:
+            out[rel] = [*by_file.get(rel, []), *kept]
+    return out
