@@ -1,7 +1,7 @@
 """Files open in VS Code, through the bridge (engines/editor/bridge_files.py, engines/textio/buffers.py):
-reads see an unsaved buffer and say so, writes of such a file go into the buffer (undoable there) and
-are journaled, files changed on disk are announced so clean editors reload, VS Code's diagnostics join
-the problems tools, and /mcp/status names VS Code's files.
+reads see an unsaved buffer and say so (and /mcp/status names VS Code's files), writes of such a file
+go into the buffer (undoable there) and are journaled, files changed on disk are announced so clean
+editors reload, and VS Code's diagnostics join the problems tools.
 
 The extension's real bridge server (extension/src/protocol.ts) runs under node with
 extension/test/peer_files.ts standing in for VS Code's documents (VS Code itself cannot run in the
@@ -64,6 +64,12 @@ def test_a_read_sees_the_unsaved_buffer_and_says_so(http_server, ws_path: Path, 
     assert fs_read["content"] == "alpha = 'typed'\n" and fs_read["buffer"] == "unsaved", fs_read
     assert fs_read["hash"] == read["hash"]  # the hash of what saving the buffer would write
     assert (ws_path / "a.py").read_text() == "alpha = 1\n"
+    # The JetBrains-style HTTP interface's status and initialize name VS Code's files:
+    status = httpx.get(f"{server.url}/mcp/status", timeout=30).json()["result"]["environment"]
+    assert status["activeFile"] == str(ws_path / "a.py")
+    assert status["openFiles"] == [str(ws_path / "b.py"), str(ws_path / "a.py")]
+    init = httpx.get(f"{server.url}/mcp/initialize", timeout=30).json()["result"]["environment"]
+    assert init["activeFile"] == str(ws_path / "a.py")
 
 
 def test_a_write_of_a_dirty_file_goes_into_its_buffer_undoably_and_is_journaled(
@@ -74,7 +80,9 @@ def test_a_write_of_a_dirty_file_goes_into_its_buffer_undoably_and_is_journaled(
     path = str(ws_path / "a.py")
     peer.call("open", {"path": path})
     peer.call("type", {"path": path, "text": "alpha = 'typed'\nbeta = 2\n"})  # the person's unsaved text
-    done = call(server, "replace_specific_text", pathInProject="a.py", searchText="beta = 2", replaceText="beta = 3")
+    done = call(
+        server, "replace_specific_text", pathInProject="a.py", searchText="beta = 2", replaceText="beta = 3"
+    )
     assert done["buffer"] == EDITED, done
     assert peer.call("text", {"path": path}) == {"text": "alpha = 'typed'\nbeta = 3\n", "dirty": True}
     assert (ws_path / "a.py").read_text() == "alpha = 1\nbeta = 2\n"  # nothing under the person's feet
@@ -112,7 +120,9 @@ def test_a_stale_hash_or_a_delete_of_a_dirty_file_is_refused(http_server, ws_pat
     assert peer.call("text", {"path": path})["text"] == "alpha = 'typed'\n"
 
 
-def test_files_a_tool_changed_on_disk_are_announced_to_the_editor(http_server, ws_path: Path, peer: Peer) -> None:
+def test_files_a_tool_changed_on_disk_are_announced_to_the_editor(
+    http_server, ws_path: Path, peer: Peer
+) -> None:
     (ws_path / "b.py").write_text("beta = 1\n")
     server = http_server(ws_path, env=bridge_env(peer))
     path = str(ws_path / "b.py")
@@ -148,18 +158,7 @@ def test_vscode_diagnostics_join_the_problems_tools_without_duplicates(
     project = call(server, "get_project_problems")
     files = {f["path"]: f["problems"] for f in project["files"]}
     assert set(files) == {"c.json"}, project  # the file outside the workspace is left out
-    assert [p for p in files["c.json"] if p["source"] == "vscode/json"] == [{**json_error, "source": "vscode/json"}]
+    assert [p for p in files["c.json"] if p["source"] == "vscode/json"] == [
+        {**json_error, "source": "vscode/json"}
+    ]
     assert project["bySource"]["vscode/json"] == 1
-
-
-def test_status_and_initialize_name_the_editors_files(http_server, ws_path: Path, peer: Peer) -> None:
-    (ws_path / "a.py").write_text("alpha = 1\n")
-    (ws_path / "b.py").write_text("beta = 1\n")
-    server = http_server(ws_path, env=bridge_env(peer))
-    peer.call("open", {"path": str(ws_path / "a.py")})
-    peer.call("open", {"path": str(ws_path / "b.py")})
-    status = httpx.get(f"{server.url}/mcp/status", timeout=30).json()["result"]["environment"]
-    assert status["activeFile"] == str(ws_path / "b.py")
-    assert status["openFiles"] == [str(ws_path / "a.py"), str(ws_path / "b.py")]
-    init = httpx.get(f"{server.url}/mcp/initialize", timeout=30).json()["result"]["environment"]
-    assert init["activeFile"] == str(ws_path / "b.py")

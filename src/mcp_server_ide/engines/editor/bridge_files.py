@@ -49,7 +49,7 @@ class BridgeBuffers:
     def unsaved(self, path: Path) -> Unsaved | None:
         try:
             found = self.channel.call("buffer", {"path": str(path)})
-        except BridgeDown:
+        except (BridgeDown, ToolFailure):  # gone, or an extension without buffers: the write guard decides
             return None
         if not isinstance(found, dict) or not isinstance(found.get("text"), str):
             return None
