@@ -99,6 +99,12 @@ def test_a_write_of_a_dirty_file_goes_into_its_buffer_undoably_and_is_journaled(
     # The journal's undo acts on the buffer too:
     call(server, "undo_changes")
     assert peer.call("text", {"path": path})["text"] == "alpha = 'typed'\nbeta = 2\n"
+    # The editor tools' edits of the unsaved buffer are journaled (and undone) the same way:
+    call(server, "replace_current_file_text", text="gamma = 5\n")
+    assert peer.call("text", {"path": path})["text"] == "gamma = 5\n"
+    assert "replace_current_file_text" in json.dumps(call(server, "list_recent_changes"))
+    call(server, "undo_changes")
+    assert peer.call("text", {"path": path})["text"] == "alpha = 'typed'\nbeta = 2\n"
     assert (ws_path / "a.py").read_text() == "alpha = 1\nbeta = 2\n"
 
 

@@ -90,6 +90,16 @@ const handlers: Record<string, Handler> = {
     d.version += 1;
     return { version: d.version, dirty: true };
   },
+  replaceText: (params) => {
+    const d = doc(params.path);
+    if (params.version !== d.version) throw new BridgeError('conflict', 'conflict: changed');
+    d.undo.push(d.text);
+    d.text = String(params.text);
+    d.version += 1;
+    if (params.save === true) fs.writeFileSync(String(params.path), d.text);
+    else d.dirty = true;
+    return { selection: { anchor: { line: 0, character: 0 }, active: { line: 0, character: 0 } } };
+  },
   filesChanged: (params) => {
     const paths = (params.paths as string[]) ?? [];
     changed.push(paths);

@@ -191,7 +191,7 @@ class BridgeEditor:
                 kind="conflict",
             )
         dirty = bool(found.get("dirty"))
-        before = None if dirty else _read_bytes(resolved.path)
+        before = _buffer_bytes(self.ws, resolved) if dirty else _read_bytes(resolved.path)
         try:
             result = self.channel.call(
                 method,
@@ -211,10 +211,12 @@ class BridgeEditor:
                 "it may have been applied there: read the file again before retrying",
                 kind="unavailable",
             ) from None
-        if before is not None:
-            after = _read_bytes(resolved.path)
+        if before is not None:  # journaled: a saved file's bytes, or the unsaved buffer's (``unsaved``)
+            after = _buffer_bytes(self.ws, resolved) if dirty else _read_bytes(resolved.path)
             if after is not None and after != before:
-                changes.publish(self.ws, changes.FileChange(resolved.rel, resolved.path, before, after))
+                changes.publish(
+                    self.ws, changes.FileChange(resolved.rel, resolved.path, before, after, unsaved=dirty)
+                )
         return _selection_in(result.get("selection") if isinstance(result, dict) else None)
 
     def breakpoints(self) -> list[Breakpoint]:
@@ -246,6 +248,14 @@ class BridgeEditor:
             return int((found or {}).get("count") or 0)
 
         return self._either(live, lambda h: h.clear_breakpoints())
+
+
+def _buffer_bytes(ws: Workspace, resolved: sandbox.Resolved) -> bytes | None:
+    """What saving the file's unsaved buffer would write (its bytes on disk when it has none)."""
+    try:
+        return textio.current_bytes(ws, resolved)[0]
+    except ToolFailure:
+        return None
 
 
 def _read_bytes(path: Path) -> bytes | None:
