@@ -168,3 +168,34 @@ def test_vscode_diagnostics_join_the_problems_tools_without_duplicates(
         {**json_error, "source": "vscode/json"}
     ]
     assert project["bySource"]["vscode/json"] == 1
+
+
+def test_unsaved_text_the_files_encoding_cannot_hold_is_read_and_edited_as_utf8(
+    http_server, ws_path: Path, peer: Peer
+) -> None:
+    (ws_path / "l.txt").write_bytes("caf\xe9\n".encode("cp1252"))
+    server = http_server(ws_path, env=bridge_env(peer))
+    path = str(ws_path / "l.txt")
+    peer.call("open", {"path": path})
+    peer.call("type", {"path": path, "text": "café 😀\n"})
+    read = call(server, "get_file_text_by_path", pathInProject="l.txt")
+    assert read["content"] == "café 😀\n" and read["buffer"] == "unsaved", read
+    done = call(server, "replace_specific_text", pathInProject="l.txt", searchText="😀", replaceText="🙂 ok")
+    assert done["buffer"] == EDITED
+    assert peer.call("text", {"path": path})["text"] == "café 🙂 ok\n"  # the region after an astral character
+
+
+def test_the_edit_sent_to_the_editor_is_only_the_changed_region() -> None:
+    from mcp_server_ide.engines.editor.bridge_files import changed_region
+
+    assert changed_region("a\nb😀c\nd\n", "a\nb😀X\nd\n") == (
+        {"line": 1, "character": 2},
+        {"line": 1, "character": 3},
+        "X",
+    )
+    assert changed_region("same\n", "same\n") == (
+        {"line": 1, "character": 0},
+        {"line": 1, "character": 0},
+        "",
+    )
+    assert changed_region("ab", "") == ({"line": 0, "character": 0}, {"line": 0, "character": 2}, "")

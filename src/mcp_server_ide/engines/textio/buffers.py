@@ -78,7 +78,12 @@ def _source(ws: Workspace) -> BufferSource | None:
 
 def _as_file(buffer: Unsaved, disk: TextFile, name: str) -> TextFile:
     like = replace(disk, newline="\r\n" if buffer.crlf else "\n")
-    return replace(like, text=buffer.text, raw=encode(buffer.text, like, name), unsaved=True)
+    try:
+        raw = encode(buffer.text, like, name)
+    except ToolFailure:  # the person typed what the file's encoding cannot hold: the buffer is UTF-8 here
+        like = replace(like, encoding="utf-8", bom=b"")
+        raw = encode(buffer.text, like, name)
+    return replace(like, text=buffer.text, raw=raw, unsaved=True)
 
 
 def read_current(ws: Workspace, resolved: Resolved) -> TextFile:
