@@ -63,7 +63,7 @@ def problems(ws: Workspace, resolved: sandbox.Resolved) -> dict[str, Any]:
         sources.append("tree-sitter (syntax only)")
     rel = relative(ws, str(resolved.path))
     if rel is not None:  # what other providers (VS Code) know of the file, without duplicates
-        extra, _ = for_file(ws, rel, found)
+        extra = for_file(ws, rel, found)
         found.extend(extra)
         sources.extend(sorted({p["source"] for p in extra}))
     order = {"error": 0, "warning": 1, "information": 2, "hint": 3}

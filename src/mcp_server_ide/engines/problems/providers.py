@@ -1,11 +1,13 @@
 """The seam for other diagnostics providers: anything that knows problems of the workspace's files
-(the VS Code bridge, when it exists, will add ``vscode.languages.getDiagnostics()`` here) registers
-a function; the merged view (:meth:`.store.ProblemStore.view`) asks each one.
+(the VS Code bridge adds ``vscode.languages.getDiagnostics()`` here, :mod:`..editor.bridge_files`)
+registers a function; the merged view (:meth:`.store.ProblemStore.view`), ``get_project_problems``
+(:func:`merged`) and ``get_file_problems`` (:func:`for_file`) ask each one, leaving out a provider's
+problem when the server's own sources have one at the same start with the same message.
 
 A provider is ``fn(ws) -> list[(source, at, {rel: [problem, ...]})]``: ``at`` is the
-``time.monotonic()`` of its observation (newer wins per file and source), problems are the dicts
-of :func:`.model.problem`. It must be quick and never start anything; when its problems change it
-calls :func:`changed` so subscribers hear of it.
+``time.monotonic()`` of its observation, problems are the dicts of :func:`.model.problem` (their
+``source`` says where they came from, e.g. ``vscode/json``). It must be quick and never start
+anything; when its problems change it calls :func:`changed` so subscribers hear of it.
 """
 
 from __future__ import annotations
@@ -71,14 +73,12 @@ def unique(own: list[Problem], extra: list[Problem]) -> list[Problem]:
     return out
 
 
-def for_file(ws: Workspace, rel: str, own: list[Problem]) -> tuple[list[Problem], list[str]]:
-    """The providers' problems of ``rel`` that ``own`` does not have, and the providers' sources asked."""
+def for_file(ws: Workspace, rel: str, own: list[Problem]) -> list[Problem]:
+    """The providers' problems of ``rel`` that ``own`` (the server's, for get_file_problems) does not have."""
     found: list[Problem] = []
-    sources: list[str] = []
-    for source, _at, files in provided(ws):
-        sources.append(source)
+    for _source, _at, files in provided(ws):
         found.extend(files.get(rel, []))
-    return unique(own, found), sources
+    return unique(own, found)
 
 
 def merged(ws: Workspace, by_file: ByFile) -> ByFile:
