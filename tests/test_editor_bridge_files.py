@@ -199,3 +199,20 @@ def test_the_edit_sent_to_the_editor_is_only_the_changed_region() -> None:
         "",
     )
     assert changed_region("ab", "") == ({"line": 0, "character": 0}, {"line": 0, "character": 2}, "")
+
+
+def test_a_write_made_from_a_buffer_discarded_meanwhile_is_refused(
+    http_server, ws_path: Path, peer: Peer
+) -> None:
+    (ws_path / "a.py").write_text("alpha = 1\n")
+    server = http_server(ws_path, env=bridge_env(peer))
+    path = str(ws_path / "a.py")
+    peer.call("open", {"path": path})
+    peer.call("type", {"path": path, "text": "alpha = 'typed'\n"})
+    # The person closes the tab ("Don't Save") while the tool's write is being made from their text:
+    peer.call("discardAfterNextRead", {"path": path})
+    error = failure(
+        server, "replace_specific_text", pathInProject="a.py", searchText="alpha", replaceText="beta"
+    )
+    assert "saved or discarded meanwhile" in error, error
+    assert (ws_path / "a.py").read_text() == "alpha = 1\n"  # the discarded text is not resurrected

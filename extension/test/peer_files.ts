@@ -22,6 +22,7 @@ const docs = new Map<string, Doc>();
 let active: string | null = null;
 let diagnostics: unknown[] = [];
 const changed: string[][] = [];
+let discardAfter: string | null = null;
 
 function doc(path: unknown): Doc {
   const d = docs.get(String(path));
@@ -73,11 +74,27 @@ const handlers: Record<string, Handler> = {
     }
     return { text: d.text };
   },
+  // The person closes the editor of `path` without saving.
+  discard: (params) => {
+    docs.delete(String(params.path));
+    if (active === params.path) active = null;
+    return {};
+  },
   // What the person sees in the editor of `path`.
   text: (params) => ({ text: doc(params.path).text, dirty: doc(params.path).dirty }),
+  // The person closes the editor of `path` without saving right after the server's next read of it.
+  discardAfterNextRead: (params) => {
+    discardAfter = String(params.path);
+    return {};
+  },
   buffer: (params) => {
     const d = docs.get(String(params.path));
-    return d && d.dirty ? { text: d.text, crlf: false, version: d.version } : null;
+    const answer = d && d.dirty ? { text: d.text, crlf: false, version: d.version } : null;
+    if (discardAfter === params.path) {
+      discardAfter = null;
+      docs.delete(String(params.path));
+    }
+    return answer;
   },
   editBuffer: (params) => {
     const d = doc(params.path);

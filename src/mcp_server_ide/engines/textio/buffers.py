@@ -116,8 +116,17 @@ def into_buffer(ws: Workspace, resolved: Resolved, data: bytes, before: bytes | 
     from that buffer's text (``before``); True when it did. A write made from other text (the disk's)
     is refused; no buffer: False, the caller writes the file."""
     source = _source(ws)
-    buffer = source.unsaved(resolved.path) if source is not None else None
-    if source is None or buffer is None:
+    if source is None:
+        return False
+    buffer = source.unsaved(resolved.path)
+    if buffer is None:
+        if before is not None and _disk_bytes(resolved) not in (before, None):
+            # Read from a buffer that was discarded (or saved otherwise) since: the file is not that text.
+            raise ToolFailure(
+                f"conflict: {resolved.display_rel!r} changed since it was read (its unsaved text in VS Code was "
+                "saved or discarded meanwhile); nothing was written. Read it again and redo the change",
+                kind="conflict",
+            )
         return False
     disk = read_text(resolved) if before is not None else None
     shown = _as_file(buffer, disk, resolved.display_rel) if disk is not None else None
@@ -132,3 +141,10 @@ def into_buffer(ws: Workspace, resolved: Resolved, data: bytes, before: bytes | 
     new_text = body.decode(shown.encoding).replace("\r\n", "\n").replace("\r", "\n")
     source.edit(resolved.path, buffer, new_text)
     return True
+
+
+def _disk_bytes(resolved: Resolved) -> bytes | None:
+    try:
+        return read_bytes(resolved, limit=None)[0]
+    except ToolFailure:
+        return None
