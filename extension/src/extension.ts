@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { actionHandlers, afterRunsStart } from './actions';
+import { fileHandlers } from './files';
 import { editorHandlers } from './handlers';
 import { BridgeServer, newToken, stableSocketPath } from './protocol';
 import { announcedPort, connectionConfig, parsePortRange, ServerSettings, serverArgs } from './settings';
@@ -217,7 +218,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     token = newToken();
   }
   const windowKey = vscode.workspace.workspaceFile?.toString() ?? (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()).join('\n');
-  bridge = new BridgeServer(token, { ...editorHandlers(), ...actionHandlers(context.subscriptions) }, { extension: VERSION(), vscode: vscode.version }, (line) => log.info(line));
+  bridge = new BridgeServer(token, { ...editorHandlers(), ...actionHandlers(context.subscriptions), ...fileHandlers((line) => log.info(line)) }, { extension: VERSION(), vscode: vscode.version }, (line) => log.info(line));
   try {
     await bridge.listen(stableSocketPath(`${context.globalStorageUri.toString()}\n${windowKey}`));
     log.info(`bridge listening (a private socket; ${SOCKET_VAR}/${TOKEN_VAR} go to the servers it starts)`);

@@ -68,8 +68,15 @@ def routes(runner: ToolRunner, workspace_for: Callable[[Request], Workspace]) ->
     def workspace(request: Request) -> Workspace:
         return workspace_for(request)
 
+    async def environment(ws: Workspace, with_open_files: bool) -> dict[str, object]:
+        # On a worker thread: with VS Code connected it asks the editor (up to the bridge's deadline).
+        import anyio
+
+        return await anyio.to_thread.run_sync(_environment, ws, with_open_files)
+
     async def initialize(request: Request) -> Response:
         ws = workspace(request)
+        env = await environment(ws, False)
         return JSONResponse(
             {
                 "jsonrpc": "2.0",
@@ -78,18 +85,19 @@ def routes(runner: ToolRunner, workspace_for: Callable[[Request], Workspace]) ->
                     "protocolVersion": SEED_PROTOCOL_VERSION,
                     "capabilities": {"tools": {"listChanged": True}, "resources": {}},
                     "serverInfo": {"name": "mcp-server-ide", "version": __version__},
-                    "environment": _environment(ws, with_open_files=False),
+                    "environment": env,
                 },
             }
         )
 
     async def status(request: Request) -> Response:
         ws = workspace(request)
+        env = await environment(ws, True)
         return JSONResponse(
             {
                 "jsonrpc": "2.0",
                 "id": 0,
-                "result": {"status": "running", "environment": _environment(ws, True)},
+                "result": {"status": "running", "environment": env},
             }
         )
 

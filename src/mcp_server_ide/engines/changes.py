@@ -29,6 +29,8 @@ class FileChange:
     """None when the file was deleted."""
     made_folders: tuple[str, ...] = ()
     """Folders the write made for the file (root-relative, POSIX, parents first)."""
+    unsaved: bool = False
+    """The change went into an editor's unsaved buffer (VS Code); the file on disk did not change."""
 
 
 Listener = Callable[[FileChange], None]
@@ -91,12 +93,18 @@ def publish(ws: Workspace, change: FileChange) -> None:
     ws.service(ChangeBus).publish(change)
 
 
-def check_write(ws: Workspace, path: Path, rel: str) -> None:
-    """Ask every guard whether ``path`` may be written now; a guard refuses with a ``ToolFailure``."""
+def attach_editor(ws: Workspace) -> None:
+    """A server started by the VS Code extension makes its editor service now (its bridge guards
+    writes and lends the editor's unsaved buffers); otherwise nothing."""
     from .editor.channel import address_from_env
 
-    if address_from_env() is not None:  # started by the VS Code extension: its bridge guards writes
+    if address_from_env() is not None:
         from .editor.service import Editor
 
         ws.service(Editor)
+
+
+def check_write(ws: Workspace, path: Path, rel: str) -> None:
+    """Ask every guard whether ``path`` may be written now; a guard refuses with a ``ToolFailure``."""
+    attach_editor(ws)
     ws.service(ChangeBus).check(path, rel)

@@ -270,7 +270,7 @@ def go_to_definition(pathInProject: PathInProject, line: Line, character: Charac
 )
 def get_file_problems(pathInProject: PathInProject) -> ProblemsResult:
     """Errors and warnings of one file, 0-based: ruff and basedpyright for Python, tsserver for TS/JS, other
-    language servers, else tree-sitter syntax errors."""
+    language servers, else tree-sitter syntax errors; in VS Code also its own (source `vscode/...`)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -341,6 +341,7 @@ async def get_project_problems(
         min_severity=minSeverity,
         offset=offset,
         max_results=maxResults,
+        ws=call.workspace,
     )
 
 

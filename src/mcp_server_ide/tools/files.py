@@ -41,6 +41,7 @@ class FileText(TypedDict):
     encoding: NotRequired[str]
     lineEnding: NotRequired[str]
     totalLines: NotRequired[int]
+    buffer: NotRequired[str]
 
 
 # On MCP without the absolute `path` and `operationTimeMs`; the REST door gives the seed's fields.
@@ -51,6 +52,7 @@ class WriteResult(TypedDict):
     size: NotRequired[int]
     hash: NotRequired[str]
     created: NotRequired[bool]
+    buffer: NotRequired[str]
 
 
 class FolderEntry(TypedDict):
@@ -67,6 +69,7 @@ class ReplaceResult(TypedDict):
     operationTimeMs: NotRequired[int]
     relativePath: NotRequired[str]
     hash: NotRequired[str]
+    buffer: NotRequired[str]
 
 
 def _ms(start: float) -> int:
@@ -86,7 +89,11 @@ def _line_ending(tf: textio.TextFile) -> str:
 
 
 def _written(
-    resolved: sandbox.Resolved, data: bytes, start: float, created: bool | None = None
+    resolved: sandbox.Resolved,
+    data: bytes,
+    start: float,
+    created: bool | None = None,
+    old: textio.TextFile | None = None,
 ) -> WriteResult:
     result = WriteResult(
         path=str(resolved.path),
@@ -97,6 +104,8 @@ def _written(
     )
     if created is not None:
         result["created"] = created
+    if old is not None and old.unsaved:
+        result["buffer"] = textio.EDITED
     return shaped(result, _lean_write)
 
 
@@ -136,7 +145,7 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
     file use `project_fs_read`."""
     ws = current().workspace
     resolved = sandbox.resolve(ws, pathInProject)
-    tf = textio.read_text(resolved)
+    tf = textio.read_current(ws, resolved)
     reads.note_read(ws, resolved.rel)
     text = FileText(
         content=tf.text,
@@ -147,6 +156,8 @@ def get_file_text_by_path(pathInProject: PathInProject) -> FileText:
         lineEnding=_line_ending(tf),
         totalLines=tf.line_count,
     )
+    if tf.unsaved:
+        text["buffer"] = textio.UNSAVED
     return shaped(text, _lean_text)
 
 
@@ -175,13 +186,13 @@ def rewrite_file_content(
         reads.confirm_overwrite(ws, resolved)
     with textio.file_lock(resolved.path):
         if resolved.path.exists():
-            old = textio.read_text(resolved)
+            old = textio.read_current(ws, resolved)
             textio.check_expected(old.raw, expectedHash, resolved)
             textio.refuse_truncated(text, old.text, resolved)
             data = textio.encode(textio.normalise_input(text, old), old, resolved.display_rel)
             if data != old.raw:
                 textio.write_file(ws, resolved, data, before=old.raw, mode=old.mode)
-            return _written(resolved, data, start, created=False)
+            return _written(resolved, data, start, created=False, old=old)
         textio.check_expected(None, expectedHash, resolved)
         textio.refuse_truncated(text, "", resolved)
         data = textio.encode(text, None)
@@ -328,8 +339,8 @@ def replace_file_content_at_position(
         new = textio.normalise_input(content, tf)
         return edits.replace_lines(tf.text, startLine, endLine, new, offset, name=resolved.display_rel)
 
-    textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
-    return "ok"
+    old, _ = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
+    return f"ok ({textio.EDITED})" if old.unsaved else "ok"
 
 
 @tool(
@@ -355,10 +366,10 @@ def append_file_content(
             data = textio.encode(text, None)
             textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
         return _written(resolved, data, start, created=True)
-    _, data = textio.edit_text(
+    old, data = textio.edit_text(
         ws, resolved, lambda tf: tf.text + textio.normalise_input(text, tf), expected_hash=expectedHash
     )
-    return _written(resolved, data, start)
+    return _written(resolved, data, start, old=old)
 
 
 @tool(
@@ -396,7 +407,7 @@ def replace_specific_text(
         )
         return text
 
-    _, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
+    old, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
     done = ReplaceResult(
         path=str(resolved.path),
         replacements=count,
@@ -404,4 +415,6 @@ def replace_specific_text(
         relativePath=resolved.display_rel,
         hash=textio.content_hash(data),
     )
+    if old.unsaved:
+        done["buffer"] = textio.EDITED
     return shaped(done, _lean_write)

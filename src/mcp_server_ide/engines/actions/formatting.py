@@ -77,7 +77,7 @@ def ruff_rewrite(ws: Workspace, path: Path, args: list[str]) -> bool:
     if binary is None:
         raise ToolFailure("unavailable: ruff is not installed", kind="unavailable")
     resolved = sandbox.resolve_for_write(ws, str(path))
-    before = textio.read_text(resolved)
+    before = textio.read_current(ws, resolved)  # an unsaved buffer in VS Code is what gets formatted
     result = run(
         [binary, *args, "--stdin-filename", str(resolved.path), "-"],
         ws=ws,

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from ...workspace import Workspace
 from .. import sandbox, textio, treesitter
 from ..lsp.adapters.base import env_float
-from ..problems import record_file
+from ..problems import for_file, record_file
+from ..problems.sources import relative
 from .query import need_file, partial, prepare, server_for
 from .ruff import ruff_problems
 
@@ -60,6 +61,11 @@ def problems(ws: Workspace, resolved: sandbox.Resolved) -> dict[str, Any]:
     elif not sources:
         found.extend(_syntax_problems(text, resolved.path))
         sources.append("tree-sitter (syntax only)")
+    rel = relative(ws, str(resolved.path))
+    if rel is not None:  # what other providers (VS Code) know of the file, without duplicates
+        extra = for_file(ws, rel, found)
+        found.extend(extra)
+        sources.extend(sorted({p["source"] for p in extra}))
     order = {"error": 0, "warning": 1, "information": 2, "hint": 3}
     found.sort(key=lambda p: (p["line"], p["character"], order.get(p["severity"], 4)))
     counts = {k: sum(1 for p in found if p["severity"] == k) for k in ("error", "warning")}

@@ -41,6 +41,9 @@ class BridgeEditor:
         self.channel = channel
         self._fallback = fallback
         ws.service(changes.ChangeBus).guard(self._refuse_under_unsaved_text)
+        from .bridge_files import attach  # unsaved buffers, reloads, VS Code's diagnostics
+
+        attach(ws, channel)
 
     def _refuse_under_unsaved_text(self, path: Path, rel: str) -> None:
         """Refuse a tool's write to a file with unsaved changes in VS Code: the person's text stays in
@@ -53,9 +56,9 @@ class BridgeEditor:
             inside = self._inside(tab.get("path") if isinstance(tab, dict) else None)
             if inside is not None and inside.path == path and tab.get("dirty"):
                 raise ToolFailure(
-                    f"refused: {rel!r} has unsaved changes in VS Code, and this write would go under them; "
-                    "nothing was written. Save or revert the file in VS Code first, or edit the open buffer "
-                    "with replace_current_file_text / replace_selected_text",
+                    f"refused: {rel!r} has unsaved changes in VS Code, and this would go under them; "
+                    "nothing was changed. Save or revert the file in VS Code first (an edit of its text "
+                    "goes into the unsaved buffer instead: read the file again and redo it)",
                     kind="conflict",
                 )
 
@@ -188,7 +191,7 @@ class BridgeEditor:
                 kind="conflict",
             )
         dirty = bool(found.get("dirty"))
-        before = None if dirty else _read_bytes(resolved.path)
+        before = _buffer_bytes(self.ws, resolved) if dirty else _read_bytes(resolved.path)
         try:
             result = self.channel.call(
                 method,
@@ -208,10 +211,12 @@ class BridgeEditor:
                 "it may have been applied there: read the file again before retrying",
                 kind="unavailable",
             ) from None
-        if before is not None:
-            after = _read_bytes(resolved.path)
+        if before is not None:  # journaled: a saved file's bytes, or the unsaved buffer's (``unsaved``)
+            after = _buffer_bytes(self.ws, resolved) if dirty else _read_bytes(resolved.path)
             if after is not None and after != before:
-                changes.publish(self.ws, changes.FileChange(resolved.rel, resolved.path, before, after))
+                changes.publish(
+                    self.ws, changes.FileChange(resolved.rel, resolved.path, before, after, unsaved=dirty)
+                )
         return _selection_in(result.get("selection") if isinstance(result, dict) else None)
 
     def breakpoints(self) -> list[Breakpoint]:
@@ -243,6 +248,14 @@ class BridgeEditor:
             return int((found or {}).get("count") or 0)
 
         return self._either(live, lambda h: h.clear_breakpoints())
+
+
+def _buffer_bytes(ws: Workspace, resolved: sandbox.Resolved) -> bytes | None:
+    """What saving the file's unsaved buffer would write (its bytes on disk when it has none)."""
+    try:
+        return textio.current_bytes(ws, resolved)[0]
+    except ToolFailure:
+        return None
 
 
 def _read_bytes(path: Path) -> bytes | None:

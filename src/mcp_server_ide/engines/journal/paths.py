@@ -69,7 +69,8 @@ def remove_made_folders(ws: Workspace, folders: list[str]) -> list[str]:
 
 
 def read_current(ws: Workspace, path: str) -> bytes | Unreadable | None:
-    """The file's bytes now, None when it does not exist, ``UNREADABLE_FILE`` when it cannot be read."""
+    """The file's bytes now (its unsaved buffer's in VS Code, when it has one: what an undo acts on),
+    None when it does not exist, ``UNREADABLE_FILE`` when it cannot be read."""
     from .. import sandbox, textio
 
     try:
@@ -79,7 +80,7 @@ def read_current(ws: Workspace, path: str) -> bytes | Unreadable | None:
     if not os.path.lexists(resolved.path):
         return None
     try:
-        data, _ = textio.read_bytes(resolved, limit=None)
+        data, _ = textio.current_bytes(ws, resolved)
     except ToolFailure:
         return UNREADABLE_FILE
     return data

@@ -180,7 +180,7 @@ def write_back(
     data = j.blob(target)
     with textio.file_lock(resolved.path), marking(**mark):
         exists = os.path.lexists(resolved.path)
-        current, mode = textio.read_bytes(resolved, limit=None) if exists else (None, None)
+        current, mode = textio.current_bytes(j.ws, resolved) if exists else (None, None)
         now = ABSENT if current is None else content_hash(current)
         if expect is not None and now != expect:
             raise ToolFailure(

@@ -19,7 +19,7 @@ from ...workspace import Workspace
 from ..failures import ToolFailure
 from ..search.globs import matcher
 from .model import RANK, SEVERITIES, Problem
-from .providers import add_provider, changed
+from .providers import add_provider, changed, for_file, merged
 from .runs import Run
 from .sources import SOURCES, relative
 from .store import ProblemStore, store, summary
@@ -32,6 +32,7 @@ __all__ = [
     "add_provider",
     "answer",
     "changed",
+    "for_file",
     "record_file",
     "start",
     "touched",
@@ -59,10 +60,12 @@ def answer(
     min_severity: str = "hint",
     offset: int = 0,
     max_results: int = 100,
+    ws: Workspace | None = None,
 ) -> dict[str, Any]:
     """A finished run as ``{files: [{path, problems}], counts, bySource, ran, skipped, cached?, total,
     truncated?, nextOffset?}``: files whose path matches ``paths`` (globs), problems at least as
-    severe as ``min_severity``, of ``sources`` (default: the run's; a joined run may hold more);
+    severe as ``min_severity``, of ``sources`` (default: the run's, and with ``ws`` what other
+    providers such as VS Code know, without duplicates; a joined run may hold more);
     ``max_results`` files from ``offset``, counts over all of them."""
     names = [n for n in run.names if not sources or n in sources]
     test: Callable[[str], bool] | None = matcher(tuple(paths))
@@ -78,6 +81,13 @@ def answer(
             kept = [p for p in found if RANK.get(p["severity"], 4) <= floor]
             if kept:
                 by_file.setdefault(rel, []).extend(kept)
+    if ws is not None and not sources:
+        by_file = {
+            rel: kept
+            for rel, found in merged(ws, by_file).items()
+            if (test is None or test(rel))
+            and (kept := [p for p in found if RANK.get(p["severity"], 4) <= floor])
+        }
     failed = {n: why for n, why in run.failed.items() if n in names or n == "run"}
     skipped = {n: r.skipped for n, r in run.results.items() if r.skipped is not None and n in names}
     skipped.update({n: f"failed: {why}" for n, why in failed.items()})

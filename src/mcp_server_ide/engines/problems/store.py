@@ -23,7 +23,7 @@ from typing import Any
 
 from ...workspace import Workspace
 from .model import ByFile, Problem, SourceRun, problem, sort_key
-from .providers import provided
+from .providers import merged
 from .runs import Run, execute
 from .sources import relative
 from .tree import CONFIG_NAMES, PYTHON, SCRIPT
@@ -142,15 +142,11 @@ class ProblemStore:
             key = (rel, engine)
             if key not in layers or at > layers[key][0]:
                 layers[key] = (at, [_from_lsp(d, server.adapter.server_name) for d in diags])
-        for source, at, files in provided(self.ws):
-            for rel, found in files.items():
-                key = (rel, source)
-                if key not in layers or at > layers[key][0]:
-                    layers[key] = (at, found)
         by_file: ByFile = {}
         for (rel, _source), (_at, found) in sorted(layers.items()):
             if found:
                 by_file.setdefault(rel, []).extend(found)
+        by_file = merged(self.ws, by_file)  # other providers' (VS Code's), without what the server has
         ran = sorted(n for n, r in reported.items() if r.skipped is None)
         skipped = {n: r.skipped for n, r in sorted(reported.items()) if r.skipped is not None}
         skipped.update({n: f"failed: {why}" for n, why in failed.items()})

@@ -21,11 +21,13 @@ Which module holds what:
 - :mod:`.modes`: a new file's mode (the process umask, read without changing it).
 - :mod:`.leftovers`: sweeping the temp files killed writes left behind.
 - :mod:`.writing`: the guarded, journaled write, delete and edit of a workspace file.
+- :mod:`.buffers`: an editor's unsaved buffers (VS Code): reads that see them, writes into them.
 """
 
 from __future__ import annotations
 
 from .atomic import atomic_write
+from .buffers import EDITED, UNSAVED, Buffers, current_bytes, read_current, with_buffer
 from .leftovers import sweep_leftovers
 from .reading import read_bytes, read_text
 from .textfile import (
@@ -45,12 +47,16 @@ from .writing import check_expected, delete_file, edit_text, file_lock, refuse_t
 __all__ = [
     "BINARY_PROBE",
     "BOMS",
+    "EDITED",
     "MAX_TEXT_BYTES",
+    "UNSAVED",
+    "Buffers",
     "TextFile",
     "atomic_write",
     "check_expected",
     "content_hash",
     "count_lines",
+    "current_bytes",
     "decode",
     "delete_file",
     "edit_text",
@@ -59,8 +65,10 @@ __all__ = [
     "indentation",
     "normalise_input",
     "read_bytes",
+    "read_current",
     "read_text",
     "refuse_truncated",
     "sweep_leftovers",
+    "with_buffer",
     "write_file",
 ]

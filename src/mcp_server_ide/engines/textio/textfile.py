@@ -41,6 +41,9 @@ class TextFile:
     None for mixed endings (then ``text`` keeps them as they are)."""
     raw: bytes
     mode: int
+    unsaved: bool = False
+    """True when this is the text of an editor's unsaved buffer, not the file's (see :mod:`.buffers`);
+    ``raw`` is then what saving the buffer would write."""
 
     @property
     def hash(self) -> str:

@@ -18,7 +18,7 @@ from .. import sandbox
 from ..failures import ToolFailure
 from ..sandbox import Resolved
 from .atomic import atomic_write
-from .reading import read_text
+from .buffers import into_buffer, read_current
 from .textfile import TextFile, content_hash, encode
 
 SHORT_HASH_MIN = 16
@@ -104,9 +104,18 @@ def write_file(
     exclusive: bool = False,
     make_parents: bool = False,
 ) -> None:
-    """Write bytes atomically, then journal and announce the change. Callers hold ``file_lock``."""
+    """Write bytes atomically, then journal and announce the change. Callers hold ``file_lock``.
+
+    A file with unsaved changes in VS Code is not written: a write made from that buffer's text goes
+    into the buffer instead (journaled with ``unsaved``), any other is refused (:mod:`.buffers`)."""
     from .. import changes
 
+    if into_buffer(ws, resolved, data, before):
+        changes.publish(
+            ws,
+            changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=data, unsaved=True),
+        )
+        return
     changes.check_write(ws, resolved.path, resolved.rel)
     made: list[str] = []
     try:
@@ -189,7 +198,7 @@ def edit_text(
     form; raising ``ToolFailure`` inside it changes nothing. Returns the old file and new bytes.
     """
     with file_lock(resolved.path):
-        old = read_text(resolved)
+        old = read_current(ws, resolved)  # an unsaved buffer in VS Code is what gets edited
         check_expected(old.raw, expected_hash, resolved)
         new_text = transform(old)
         refuse_truncated(new_text, old.text, resolved)

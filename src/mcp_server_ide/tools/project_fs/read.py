@@ -48,6 +48,8 @@ class ReadResult(TypedDict):
     hash: NotRequired[str]
     encoding: NotRequired[str]
     """On MCP only when not UTF-8."""
+    buffer: NotRequired[str]
+    """"unsaved": the text of the file's unsaved buffer in VS Code, not the file's."""
 
 
 def _lean_read(result: ReadResult) -> ReadResult:
@@ -97,7 +99,7 @@ def project_fs_read(
         raw = _read_all(fd, size)
     finally:
         os.close(fd)
-    tf = textio.decode(raw, stat.S_IMODE(st.st_mode), resolved.display_rel)
+    tf = textio.with_buffer(ws, resolved, textio.decode(raw, stat.S_IMODE(st.st_mode), resolved.display_rel))
     reads.note_read(ws, resolved.rel)
     text = tf.text
     total = textio.count_lines(text)
@@ -110,9 +112,13 @@ def project_fs_read(
         parts = text.split("\n", last)
         selected = "\n".join(parts[first - 1 : last]) + ("\n" if len(parts) > last else "")
     data = selected.encode("utf-8")
-    result = _shape(resolved, _Bytes(data), len(data), total, first, last, size)
+    result = _shape(
+        resolved, _Bytes(data), len(data), total, first, last, len(tf.raw) if tf.unsaved else size
+    )
     result["hash"] = tf.hash
     result["encoding"] = tf.encoding_label
+    if tf.unsaved:
+        result["buffer"] = textio.UNSAVED
     return shaped(result, _lean_read)
 
 

@@ -26,6 +26,7 @@ class WriteResult(TypedDict):
     bytes: int
     created: bool
     hash: NotRequired[str]
+    buffer: NotRequired[str]
 
 
 class EditResult(TypedDict):
@@ -33,6 +34,7 @@ class EditResult(TypedDict):
     bytes: int
     line: int
     hash: NotRequired[str]
+    buffer: NotRequired[str]
 
 
 def _refuse_truncated(new_text: str, old_text: str, resolved: sandbox.Resolved) -> None:
@@ -75,26 +77,27 @@ def project_fs_write(
         reads.confirm_overwrite(ws, resolved)  # a file never read in this session: ask the person first
     with textio.file_lock(resolved.path):
         if os.path.lexists(resolved.path):
-            old = textio.read_text(resolved)
+            old = textio.read_current(ws, resolved)
             textio.check_expected(old.raw, expectedHash, resolved)
             _refuse_truncated(content, old.text, resolved)
             data = textio.encode(textio.normalise_input(content, old), old, resolved.display_rel)
             if data != old.raw:
                 textio.write_file(ws, resolved, data, before=old.raw, mode=old.mode)
             created = False
+            unsaved = old.unsaved
         else:
             textio.check_expected(None, expectedHash, resolved)
             _refuse_truncated(content, "", resolved)
             data = content.encode("utf-8")
             textio.write_file(ws, resolved, data, before=None, mode=None, exclusive=True, make_parents=True)
-            created = True
+            created, unsaved = True, False
     reads.note_read(ws, resolved.rel)  # the assistant knows what it wrote
-    return shaped(
-        WriteResult(
-            path=resolved.display_rel, bytes=len(data), created=created, hash=textio.content_hash(data)
-        ),
-        short_hash,
+    written = WriteResult(
+        path=resolved.display_rel, bytes=len(data), created=created, hash=textio.content_hash(data)
     )
+    if unsaved:
+        written["buffer"] = textio.EDITED
+    return shaped(written, short_hash)
 
 
 @tool(
@@ -141,7 +144,7 @@ def project_fs_edit(
         return text[:at] + new + text[at + len(old) :]
 
     try:
-        _, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
+        old, data = textio.edit_text(ws, resolved, transform, expected_hash=expectedHash)
     except ToolFailure as exc:
         if exc.kind == "not_found":
             raise ToolFailure(
@@ -152,6 +155,8 @@ def project_fs_edit(
         raise
     reads.note_read(ws, resolved.rel)
     done = EditResult(path=resolved.display_rel, bytes=len(data), line=where, hash=textio.content_hash(data))
+    if old.unsaved:
+        done["buffer"] = textio.EDITED
     return shaped(done, short_hash)
 
 
