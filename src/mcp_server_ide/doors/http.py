@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from mcp.server import MCPServer
 
     from ..runner import ToolRunner
-    from ..workspaces import LocalWorkspaces
+    from ..workspaces import Workspaces
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,8 @@ class HttpSettings:
     allowed_hosts: list[str] = field(default_factory=list)
     allowed_origins: list[str] = field(default_factory=list)
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    bearer_auth: bool = False
+    """Bearer tokens are checked in front of these doors (hosted mode) rather than by the guard's one token."""
 
 
 def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
@@ -71,7 +73,7 @@ RECONNECT_AFTER_MS = 1000
 
 
 def build_app(
-    server: MCPServer, runner: ToolRunner, workspaces: LocalWorkspaces, settings: HttpSettings, port: int
+    server: MCPServer, runner: ToolRunner, workspaces: Workspaces, settings: HttpSettings, port: int
 ) -> GuardMiddleware:
     policy = GuardPolicy.for_bind(
         settings.host,
@@ -135,7 +137,7 @@ def _reference_routes(runner: ToolRunner, settings: HttpSettings) -> list[BaseRo
 
 
 async def serve(
-    server: MCPServer, runner: ToolRunner, workspaces: LocalWorkspaces, settings: HttpSettings
+    server: MCPServer, runner: ToolRunner, workspaces: Workspaces, settings: HttpSettings
 ) -> None:
     import uvicorn
 

@@ -1,0 +1,34 @@
+"""Brings a store's schema to the newest revision with Alembic (``migrations/``), at every start.
+
+The revisions are package data, so an installed server migrates its own database; a PostgreSQL
+store runs the same revisions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+
+HEAD = "0001_core"
+"""The newest revision (what :func:`upgrade` leaves a database at)."""
+
+
+def upgrade(engine: sa.Engine) -> None:
+    """Run every revision the database has not had yet (none: nothing happens)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def current(engine: sa.Engine) -> str | None:
+    """The revision the database is at (None: never migrated)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
