@@ -342,6 +342,27 @@ class ToolRunner:
             return _valid_unicode(spec.fn(**kwargs))
 
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
+        if call.workspace.policy.hosted:
+            return await self._invoke_hosted(spec, kwargs, call)
+        return await self._invoke_observed(spec, kwargs, call)
+
+    async def _invoke_hosted(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
+        """A hosted project's call: its answer names the root ``/workspace`` (:mod:`.hostpaths`)."""
+        from .hostpaths import masked, masked_text
+
+        root = str(call.workspace.root)
+        try:
+            result = await self._invoke_observed(spec, kwargs, call)
+        except ToolFailure as failure:
+            shown = masked_text(str(failure), root)
+            if shown == str(failure):
+                raise
+            raise ToolFailure(shown, kind=failure.kind) from None
+        if isinstance(result, PagedList):
+            return result.with_items(masked(list(result), root))  # pyright: ignore[reportArgumentType]
+        return masked(result, root)
+
+    async def _invoke_observed(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
         if not self.observers:
             return await self._invoke_now(spec, kwargs, call)
         started, outcome = time.perf_counter(), "error"

@@ -66,9 +66,14 @@ class HostedApp:
             await send(message)
 
         scope["mcp_ide.request_id"] = rid
+        counted = scope["path"] not in OPS
+        if counted:
+            self.observer.in_flight.inc()
         try:
             await self._serve(scope, receive, observed_send, seen)
         finally:
+            if counted:
+                self.observer.in_flight.dec()
             self.observer.request(scope, seen, time.perf_counter() - started)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send, seen: dict[str, object]) -> None:

@@ -3,8 +3,8 @@ id) and Prometheus metrics (``prometheus_client``) at ``/metrics``.
 
 Log lines carry the method, the path (no query string), the door, the status, the time taken, the
 caller's user and project ids: never a token, a header's value or a body. Metrics: HTTP requests by
-door and status, tool calls by tool and outcome (counts and latency histograms), open MCP
-sessions and open project workspaces.
+door and status, tool calls by tool and outcome (counts and latency histograms), project requests
+in flight, open MCP sessions and open project workspaces.
 """
 
 from __future__ import annotations
@@ -69,6 +69,9 @@ class Observer:
         )
         self.tool_latency = Histogram(
             "mcp_ide_tool_call_seconds", "Tool call time by tool", ["tool"], registry=self.registry
+        )
+        self.in_flight = Gauge(
+            "mcp_ide_http_requests_in_flight", "Project requests being served now", registry=self.registry
         )
         Gauge("mcp_ide_sessions", "Open MCP sessions", registry=self.registry).set_function(sessions)
         Gauge("mcp_ide_open_projects", "Open project workspaces", registry=self.registry).set_function(

@@ -53,6 +53,8 @@ class HostedProjects:
         self.policy = policy
         self.root.mkdir(parents=True, exist_ok=True)
         self._open: dict[str, Workspace] = {}
+        self._deleted: set[str] = set()
+        """Projects deleted while this process runs: a request let in before is refused from then on."""
         self._lock = threading.Lock()
 
     def folder(self, project_id: str) -> Path:
@@ -81,18 +83,22 @@ class HostedProjects:
             return None
         with self._lock:
             ws = self._open.pop(project_id, None)
+            self._deleted.add(project_id)
         if ws is not None:
             ws.close()
         shutil.rmtree(self.folder(project_id), ignore_errors=True)
         return project
 
     def workspace(self, project: Project) -> Workspace:
-        """The project's workspace, opened on first use."""
+        """The project's workspace, opened on first use (refused once the project is deleted)."""
         with self._lock:
+            if project.id in self._deleted:
+                raise ToolFailure(NO_SUCH_PROJECT, kind="not_found")
             ws = self._open.get(project.id)
             if ws is None:
                 folder = self.folder(project.id)
-                folder.mkdir(mode=0o700, exist_ok=True)
+                if not folder.is_dir():
+                    raise ToolFailure(NO_SUCH_PROJECT, kind="not_found")
                 ws = Workspace.open(folder, policy=self.policy, state_home=self.state_home, name=project.name)
                 ref = ProjectRef(project, self)
                 ws.service(lambda _ws: ref, key=REF_KEY)
