@@ -356,7 +356,7 @@ def test_sigterm_lets_a_running_request_finish_then_exits(tmp_path: Path):
         answers.append(
             httpx.post(
                 f"{service.url}/p/{project.id}/mcp/wait",
-                json={"milliseconds": 3000},
+                json={"milliseconds": 2000},
                 headers={"Authorization": f"Bearer {secret}"},
                 timeout=120,
             )

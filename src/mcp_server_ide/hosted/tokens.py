@@ -11,10 +11,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from typing import TYPE_CHECKING
+
 import anyio
-from mcp.server.auth.provider import AccessToken
 
 from .store import SCOPES, Store, StoreError, TokenInfo
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
 
 PREFIX = "mide_"
 MAX_TOKEN = 256
@@ -58,6 +62,8 @@ class ApiTokenVerifier:
         self.store = store
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        from mcp.server.auth.provider import AccessToken  # not at import: the admin CLI needs no SDK
+
         info = await anyio.to_thread.run_sync(lookup, self.store, token)
         if info is None:
             return None
