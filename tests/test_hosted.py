@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import signal
+import subprocess
 import tarfile
 import threading
 import time
@@ -67,6 +68,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostedService]
     names = {"A1": alice, "A2": alice, "A-gone": alice, "B1": bob}
     project_ids = {key: projects.create(user.id, key).id for key, user in names.items()}
     (data / "projects" / project_ids["B1"] / "secret.txt").write_text("B's secret\n")
+    subprocess.run(["git", "init", "-q"], cwd=data / "projects" / project_ids["A1"], check=True)
     projects.delete(alice.id, project_ids["A-gone"])
     store.revoke_token(ids["A-revoked"])
     store.close()
@@ -261,6 +263,7 @@ async def test_every_door_works_per_project(service):
         page = http.get(service.project_url("A2", "/mcp/tools"))
         assert page.status_code == 200 and 'href="static/reference.css"' in page.text
         assert http.get(service.project_url("A2", "/mcp/static/reference.css")).status_code == 200
+        assert http.get(service.project_url("A2", "/sse")).status_code == 404  # legacy SSE: local only
         reference = http.get(service.project_url("A2", "/mcp/tools?format=json")).json()
         assert reference["auth"]["required"] is True
         status = http.get(service.project_url("A2", "/mcp/status")).json()
@@ -373,3 +376,18 @@ def test_sigterm_lets_a_running_request_finish_then_exits(tmp_path: Path):
     worker.join(120)
     assert answers and answers[0].status_code == 200, answers
     assert code in (0, -signal.SIGTERM)  # uvicorn re-raises SIGTERM once it has drained
+
+
+async def test_the_hosted_listing_stays_small(service):
+    """Every tool plus the owner tools, as tools/list sends them: within the listing budget (45 KB)."""
+    async with mcp_client(service, "A1") as client:
+        result = await client.list_tools()
+    tools = result.model_dump(mode="json", by_alias=True, exclude_none=True)["tools"]
+    assert {"create_project", "list_projects", "rename_project", "delete_project", "export_project"} <= {
+        t["name"] for t in tools
+    }
+    size = len(json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False).encode())
+    owner = [t for t in tools if t["name"].endswith("_project") or t["name"] == "list_projects"]
+    owner_size = len(json.dumps(owner, separators=(",", ":"), ensure_ascii=False).encode())
+    print(f"hosted tools/list: {len(tools)} tools, {size} bytes ({owner_size} for the owner tools)")
+    assert size <= 45_000, size

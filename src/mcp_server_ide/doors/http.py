@@ -41,6 +41,9 @@ class HttpSettings:
     allowed_hosts: list[str] = field(default_factory=list)
     allowed_origins: list[str] = field(default_factory=list)
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    legacy_sse: bool = True
+    """Serve the legacy SSE transport (``/sse``) beside Streamable HTTP when stateful; hosted mode does
+    not (its sessions are not bound to the caller the way Streamable HTTP's are)."""
     bearer_auth: bool = False
     """Bearer tokens are checked in front of these doors (hosted mode) rather than by the guard's one token."""
 
@@ -106,7 +109,7 @@ def build_app(
     routes.extend(_reference_routes(runner, settings))
     routes.extend(rest.routes(runner, workspaces.for_context))
     routes.extend(mcp_app.routes)
-    if not settings.stateless:
+    if not settings.stateless and settings.legacy_sse:
         try:
             sse_app = server.sse_app(transport_security=security, host=settings.host)
             routes.extend(sse_app.routes)

@@ -54,7 +54,12 @@ def _environment(ws: Workspace, with_open_files: bool) -> dict[str, object]:
         active, open_files = status.get("activeFile", ""), list(status.get("openFiles", []))
     except ImportError:
         pass
-    root = "/workspace" if ws.policy.hosted else str(ws.root)  # no host path leaves a hosted project
+    root = str(ws.root)
+    if ws.policy.hosted:  # no host path leaves a hosted project
+        from ..hostpaths import SHOWN_ROOT, masked_text
+
+        active, open_files = masked_text(active, root), [masked_text(str(f), root) for f in open_files]
+        root = SHOWN_ROOT
     env: dict[str, object] = {
         "workspaceRoot": root,
         "activeFile": active,

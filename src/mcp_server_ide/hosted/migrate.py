@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError
 
 HEAD = "0001_core"
 """The newest revision (what :func:`upgrade` leaves a database at)."""
@@ -40,6 +41,6 @@ def _at_head(engine: sa.Engine) -> bool:
     try:
         with engine.connect() as connection:
             found = connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all()
-    except sa.exc.DBAPIError:
+    except DBAPIError:
         return False  # no version table yet
     return found == [HEAD]

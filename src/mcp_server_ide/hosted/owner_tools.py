@@ -32,21 +32,21 @@ def _gone() -> ToolFailure:
 
 @tool("hosted", title="Create project", idempotent=False)
 def create_project(name: str) -> dict[str, Any]:
-    """Create an empty project of yours; returns its id and MCP URL."""
+    """Create an empty project; returns its id and URL."""
     ref = _ref()
     return _shown(ref.projects.create(ref.project.owner_id, name))
 
 
 @tool("hosted", title="List projects", read_only=True)
 def list_projects() -> list[dict[str, Any]]:
-    """Your projects: id, name, MCP URL."""
+    """Your projects (id, name, URL)."""
     ref = _ref()
     return [_shown(p) for p in ref.projects.store.projects_of(ref.project.owner_id)]
 
 
 @tool("hosted", title="Rename project", idempotent=True)
 def rename_project(project: str, name: str) -> dict[str, Any]:
-    """Rename one of your projects (its id and URL stay)."""
+    """Rename a project of yours; id and URL stay."""
     ref = _ref()
     done = ref.projects.rename(ref.project.owner_id, project, name)
     if done is None:
@@ -56,7 +56,7 @@ def rename_project(project: str, name: str) -> dict[str, Any]:
 
 @tool("hosted", title="Delete project", destructive=True, idempotent=True)
 def delete_project(project: str) -> str:
-    """Delete one of your projects and all its files, for good."""
+    """Delete a project of yours and its files."""
     ref = _ref()
     if ref.projects.delete(ref.project.owner_id, project) is None:
         raise _gone()
@@ -65,7 +65,7 @@ def delete_project(project: str) -> str:
 
 @tool("hosted", title="Export project", read_only=True)
 def export_project(project: str = "") -> dict[str, Any]:
-    """A download link for a project's files as .tar.gz (default: this project); GET it with your token."""
+    """A link to GET a project (default: this one) as .tar.gz, with your token."""
     ref = _ref()
     wanted = project or ref.project.id
     if ref.projects.find(ref.project.owner_id, wanted) is None:

@@ -58,6 +58,7 @@ async def _serve(args: argparse.Namespace) -> None:
         host=args.host,
         port=args.port,
         bearer_auth=True,
+        legacy_sse=False,
         allowed_hosts=args.allowed_host,
         allowed_origins=args.allow_origin,
         limits=ConnectionLimits(),

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import sqlalchemy as sa
+from sqlalchemy import event
 
 from . import migrate
 from .schema import projects, tokens, users
@@ -33,7 +34,7 @@ class SqlStore:
         self.engine = sa.create_engine(url, connect_args=connect_args)
         if url.startswith("sqlite"):
 
-            @sa.event.listens_for(self.engine, "connect")
+            @event.listens_for(self.engine, "connect")
             def _pragmas(dbapi_connection: object, _record: object) -> None:
                 cursor = dbapi_connection.cursor()  # pyright: ignore[reportAttributeAccessIssue]
                 cursor.execute("PRAGMA journal_mode=WAL")
