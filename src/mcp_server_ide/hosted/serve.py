@@ -49,7 +49,9 @@ async def _serve(args: argparse.Namespace) -> None:
 
     data = Path(args.data).resolve()
     store = open_store(data, args.database)
-    policy = Policy(hosted=True, trusted=False, limits=from_options())
+    # Trusted: the project is its owner's own and its commands run in the sandbox; what would run outside
+    # it (git hooks, filters, fsmonitor) stays off because the workspace is hosted.
+    policy = Policy(hosted=True, trusted=True, limits=from_options())
     projects = HostedProjects(store, data, policy)
     server, runner = build_server(projects.for_context, ServerOptions(plugins=[OWNER_TOOLS]))
     observer = Observer(lambda: open_sessions(server), lambda: len(projects.all()))
