@@ -391,3 +391,39 @@ async def test_the_hosted_listing_stays_small(service):
     owner_size = len(json.dumps(owner, separators=(",", ":"), ensure_ascii=False).encode())
     print(f"hosted tools/list: {len(tools)} tools, {size} bytes ({owner_size} for the owner tools)")
     assert size <= 45_000, size
+
+
+def test_jobs_and_terminals_of_a_project_are_not_reachable_from_another(service):
+    from tests.support.system import require_system
+
+    require_system("bwrap", "bubblewrap")  # hosted commands always run in the sandbox
+    with httpx.Client(timeout=120) as http:
+        a1 = service.project_url("A1", "/mcp/")
+        r = http.post(
+            a1 + "start_job", json={"command": "echo A-job-output; sleep 30"}, headers=service.auth("A")
+        )
+        assert r.status_code == 200, r.text
+        job = r.json()["status"]["jobId"]
+        r = http.post(
+            a1 + "execute_terminal_command", json={"command": "echo A-term"}, headers=service.auth("A")
+        )
+        assert r.status_code == 200, r.text
+        terminal = r.json()["status"]["terminalId"]
+        out = http.post(
+            a1 + "get_job_output",
+            json={"jobId": job, "waitMs": 20000, "untilPattern": "A-job-output"},
+            headers=service.auth("A"),
+        )
+        assert "A-job-output" in out.text
+        for project, who in (("A2", "A"), ("B1", "B")):
+            other = service.project_url(project, "/mcp/")
+            for tool, args in (
+                ("get_job_output", {"jobId": job}),
+                ("read_terminal_output", {"terminalId": terminal}),
+                ("cancel_job", {"jobId": job}),
+            ):
+                r = http.post(other + tool, json=args, headers=service.auth(who))
+                assert r.status_code == 404 and "A-" not in r.text, (project, tool, r.text)
+            listed = http.post(other + "list_jobs", json={}, headers=service.auth(who)).json()["status"]
+            assert all(j["jobId"] != job for j in listed)
+        http.post(a1 + "cancel_job", json={"jobId": job}, headers=service.auth("A"))

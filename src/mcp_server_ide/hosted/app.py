@@ -49,8 +49,11 @@ class HostedApp:
         self.observer = observer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.doors(scope, receive, send)  # lifespan: the doors' (sessions, workspaces)
+        if scope["type"] == "lifespan":
+            await self.doors(scope, receive, send)  # the doors' start and stop (sessions, workspaces)
+            return
+        if scope["type"] != "http":  # no websocket door: refused before any of them sees it
+            await send({"type": "websocket.close", "code": 1008})
             return
         rid = _request_id(scope)
         started = time.perf_counter()

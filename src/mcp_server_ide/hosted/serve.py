@@ -78,6 +78,7 @@ async def _serve(args: argparse.Namespace) -> None:
     config = uvicorn.Config(
         app,
         log_level="warning",
+        log_config=None,  # uvicorn's own lines go through the JSON handler too
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=args.grace,
