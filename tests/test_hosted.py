@@ -283,8 +283,11 @@ async def test_owner_tools_create_rename_and_delete_a_project(service):
         assert renamed == {**made, "name": "kept"}
     async with mcp_client(service, made["id"]) as client:
         assert not (await client.call_tool("project_fs_write", {"path": "f.txt", "content": "1"})).is_error
+        state = service.data / "state" / "workspaces"
+        assert [p for p in state.iterdir() if p.name.startswith(made["id"])]  # its journal, for one
         assert not (await client.call_tool("delete_project", {"project": made["id"]})).is_error
     assert not (service.data / "projects" / made["id"]).exists()
+    assert not [p for p in state.iterdir() if p.name.startswith(made["id"])]
     with httpx.Client(headers=service.auth("A"), timeout=60) as http:
         r = http.get(service.project_url(made["id"], "/mcp/list_tools"))
         assert r.status_code == 404
@@ -315,28 +318,45 @@ def test_the_log_is_json_with_request_ids_and_never_holds_a_token(service):
     assert "B's secret" not in log
 
 
-def test_the_admin_cli_adds_users_and_makes_and_revokes_tokens(tmp_path: Path):
+def test_the_admin_cli_adds_users_and_makes_and_revokes_tokens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    from mcp_server_ide.hosted.cli import main
+
     data = tmp_path / "data"
-    added = hosted_cli(data, "user", "add", "carol")
+
+    def admin(*args: str) -> tuple[int, str]:
+        code = main([*args, "--data", str(data)])
+        return code, capsys.readouterr().out
+
+    added = hosted_cli(data, "user", "add", "carol")  # once as an operator runs it: a process of its own
     assert added.returncode == 0, added.stderr
-    assert hosted_cli(data, "user", "add", "carol").returncode == 1
-    made = hosted_cli(data, "token", "create", "carol", "--scope", "read", "--name", "laptop")
-    assert made.returncode == 0, made.stderr
-    secret = made.stdout.strip()
+    assert json.loads(added.stdout)["name"] == "carol"
+    assert admin("user", "add", "carol")[0] == 1
+    code, out = admin("token", "create", "carol", "--scope", "read", "--name", "laptop")
+    assert code == 0
+    secret = out.strip()
     assert secret.startswith("mide_") and len(secret) >= 40
-    listed = hosted_cli(data, "token", "list", "carol")
-    token = json.loads(listed.stdout)
-    assert token["scopes"] == ["read"] and secret not in listed.stdout
+    code, listed = admin("token", "list", "carol")
+    token = json.loads(listed)
+    assert token["scopes"] == ["read"] and token["name"] == "laptop" and secret not in listed
     assert secret not in (data / "hosted.sqlite3").read_bytes().decode("latin-1")
-    assert hosted_cli(data, "token", "create", "carol", "--scope", "admin").returncode == 1
-    assert hosted_cli(data, "token", "revoke", token["id"]).returncode == 0
-    assert hosted_cli(data, "token", "revoke", token["id"]).returncode == 1
-    project = json.loads(hosted_cli(data, "project", "create", "carol", "demo").stdout)
+    assert admin("token", "create", "carol", "--scope", "admin")[0] == 1
+    assert admin("token", "create", "nobody")[0] == 1
+    assert admin("token", "revoke", token["id"])[0] == 0
+    assert admin("token", "revoke", token["id"])[0] == 1
+    project = json.loads(admin("project", "create", "carol", "demo")[1])
     (data / "projects" / project["id"] / "x.txt").write_text("x")
-    out = tmp_path / "demo.tar.gz"
-    assert hosted_cli(data, "project", "export", project["id"], str(out)).returncode == 0
-    with tarfile.open(out) as tar:
+    assert [json.loads(line)["id"] for line in admin("project", "list", "carol")[1].splitlines()] == [
+        project["id"]
+    ]
+    out_file = tmp_path / "demo.tar.gz"
+    assert admin("project", "export", project["id"], str(out_file))[0] == 0
+    with tarfile.open(out_file) as tar:
         assert "workspace/x.txt" in tar.getnames()
+    assert admin("project", "delete", "carol", project["id"])[0] == 0
+    assert not (data / "projects" / project["id"]).exists()
+    assert admin("project", "list")[1] == ""
 
 
 def test_sigterm_lets_a_running_request_finish_then_exits(tmp_path: Path):

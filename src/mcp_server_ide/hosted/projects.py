@@ -9,6 +9,7 @@ and removes its folder.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tarfile
@@ -27,6 +28,8 @@ REF_KEY = "mcp_ide.hosted.ref"
 """The workspace service key of its :class:`ProjectRef` (what the owner tools read)."""
 
 NO_SUCH_PROJECT = "no such project"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,11 @@ class HostedProjects:
             self._deleted.add(project_id)
         if ws is not None:
             ws.close()
-        shutil.rmtree(self.folder(project_id), ignore_errors=True)
+        folder = self.folder(project_id)
+        if folder.is_dir():  # its state (the change journal holds old file contents) goes with it
+            state = Workspace(roots=[folder], policy=self.policy, state_home=self.state_home).state_path
+            shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
         return project
 
     def workspace(self, project: Project) -> Workspace:
@@ -103,6 +110,7 @@ class HostedProjects:
                 ref = ProjectRef(project, self)
                 ws.service(lambda _ws: ref, key=REF_KEY)
                 self._open[project.id] = ws
+                _sweep_soon(folder)
             return ws
 
     def for_context(self, ctx: object = None) -> Workspace:
@@ -134,15 +142,26 @@ class HostedProjects:
         with self._lock:
             return list(self._open.values())
 
-    def sweep_leftovers(self) -> None:
-        """Nothing to do at start: each project's folder is swept when its workspace opens (not yet)."""
-
     def close(self) -> None:
         with self._lock:
             open_now = list(self._open.values())
             self._open.clear()
         for ws in open_now:
             ws.close()
+
+
+def _sweep_soon(folder: Path) -> None:
+    """Remove, on a thread of its own, the temp files killed writes left in a project just opened."""
+
+    def run() -> None:
+        from ..engines import textio
+
+        try:
+            textio.sweep_leftovers(folder)
+        except Exception:  # housekeeping must never take the service down
+            log.info("sweeping temp leftovers of a project failed", exc_info=True)
+
+    threading.Thread(target=run, name="mcp-ide-sweep-project", daemon=True).start()
 
 
 def tmp_dir(data: Path) -> Path:
