@@ -447,3 +447,25 @@ def test_jobs_and_terminals_of_a_project_are_not_reachable_from_another(service)
             listed = http.post(other + "list_jobs", json={}, headers=service.auth(who)).json()["status"]
             assert all(j["jobId"] != job for j in listed)
         http.post(a1 + "cancel_job", json={"jobId": job}, headers=service.auth("A"))
+
+
+def test_the_playground_calls_the_tools_of_its_own_project(service, tmp_path: Path):
+    """The reference page under /p/<project>/mcp/tools loads its assets and calls tools of that project
+    (relative URLs), in headless Chromium; the page needs the token like every hosted door."""
+    from tests.support.browser import chromium_page
+
+    with chromium_page(tmp_path / "profile") as page:
+        page.set_extra_http_headers(service.auth("A"))
+        page.goto(service.project_url("A2", "/mcp/tools"))
+        page.wait_for_selector("body[data-ready=true]")
+        page.fill("#search", "project_fs_write")
+        page.locator("article#tool-project_fs_write button.try").click()
+        page.fill("#pg-f-path", "from-browser.txt")
+        page.fill("#pg-f-content", "hi from the playground")
+        page.click("#pg-run")
+        page.wait_for_selector("#pg-status .pill")
+        page.wait_for_function("!document.getElementById('pg-run').disabled")
+        assert "200" in page.inner_text("#pg-status"), page.inner_text("#pg-result")
+        assert not page.errors  # type: ignore[attr-defined]
+    written = service.data / "projects" / service.projects["A2"] / "from-browser.txt"
+    assert written.read_text() == "hi from the playground"
