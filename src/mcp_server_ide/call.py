@@ -62,6 +62,9 @@ class Call:
     on_session_end: Callable[[Callable[[], object]], bool] | None = field(default=None, compare=False)
     """Run a callback when the caller's session ends (an HTTP session's DELETE, a closed connection);
     False or None: the door has no such end (REST, stateless HTTP)."""
+    grants: frozenset[str] | None = None
+    """The scopes the caller's bearer token carries (hosted mode: read, write, run); None: no token
+    scopes apply (local mode), every tool may run."""
 
     def check_cancelled(self) -> None:
         """Raise if the caller cancelled this call (for loops in sync tools and engines)."""
@@ -69,6 +72,19 @@ class Call:
             from .engines.failures import ToolFailure
 
             raise ToolFailure("cancelled: the caller cancelled this call", kind="conflict")
+
+
+def grants_of(request: object) -> frozenset[str] | None:
+    """The token scopes of an HTTP request (a Starlette request, or an MCP ``Context`` of one) that an
+    authentication backend let in (the SDK's ``AuthenticatedUser`` in ``scope["user"]``); None when
+    no such authentication ran (local mode)."""
+    inner = getattr(getattr(request, "request_context", None), "request", None)
+    scope = getattr(inner if inner is not None else request, "scope", None)
+    if not isinstance(scope, dict):
+        return None
+    access = getattr(scope.get("user"), "access_token", None)
+    scopes = getattr(access, "scopes", None)
+    return frozenset(scopes) if isinstance(scopes, list) else None
 
 
 _CURRENT: ContextVar[Call | None] = ContextVar("mcp_server_ide_call", default=None)

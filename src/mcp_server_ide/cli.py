@@ -5,6 +5,7 @@ mcp-server-ide --http [--host H] [--port N]   Streamable HTTP at /mcp + the REST
 mcp-server-ide call TOOL [JSON]               run one tool and print its {"status", "error"} envelope
 mcp-server-ide tools [TOOL…] [--json]         list the tools without starting a server
 mcp-server-ide config vscode|claude|cursor    print client set-up for this workspace
+mcp-server-ide hosted --data DIR              the hosted, multi-user service (hosted/cli.py)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("tools [TOOL…] [--json]", "list the tools, or show some in full, without starting a server"),
     "config": ("config vscode|claude|cursor", "print how to add this server to an MCP client"),
     "journal": ("journal show|clear", "show where the change journal lives and its size, or clear it"),
+    "hosted": ("hosted --data DIR | user|token|project", "serve the hosted multi-user service, or manage it"),
 }
 
 CALL_HELP = """\
@@ -330,7 +332,12 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
 def _subcommand(name: str, rest: list[str]) -> int:
     if name == "call":
         return _call(rest)
-    module_name = {"config": ".clientconfig", "tools": ".toollist", "journal": ".journalcli"}[name]
+    module_name = {
+        "config": ".clientconfig",
+        "tools": ".toollist",
+        "journal": ".journalcli",
+        "hosted": ".hosted.cli",
+    }[name]
     try:
         module = importlib.import_module(module_name, __package__)
     except ImportError:

@@ -36,8 +36,12 @@ CATEGORIES: dict[str, str] = {
     "action": "Actions",
     "project_fs": "Sandbox (project_fs)",
     "journal": "Change journal",
+    "hosted": "Hosted projects",
     "plugin": "Plugins",
 }
+
+RUN_CATEGORIES = frozenset({"terminal", "debug", "action"})
+"""Categories whose tools that are not read-only run code (see :attr:`ToolSpec.scope`)."""
 
 HTTP_STATUS: dict[str, int] = {
     "invalid": 400,
@@ -151,6 +155,15 @@ class ToolSpec:
     @property
     def description(self) -> str:
         return _clean_doc(self.fn.__doc__ or self.title)
+
+    @property
+    def scope(self) -> str:
+        """The token scope a hosted caller needs for this tool: ``read`` for a read-only tool, ``run`` for
+        one that starts or steers processes (terminals, jobs, run configurations, debugging, actions),
+        ``write`` for any other."""
+        if self.read_only:
+            return "read"
+        return "run" if self.category in RUN_CATEGORIES else "write"
 
 
 _TABLE: dict[str, ToolSpec] = {}

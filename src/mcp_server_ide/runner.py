@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import time
 import typing
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,16 @@ def read_only_refusal(spec: ToolSpec) -> ToolFailure:
     return ToolFailure(
         f"refused: {spec.name} changes the workspace and the server runs with --read-only "
         "(rule: read-only mode keeps only tools marked readOnlyHint); restart without --read-only",
+        kind="refused",
+    )
+
+
+def scope_refusal(spec: ToolSpec, grants: frozenset[str]) -> ToolFailure:
+    held = ", ".join(sorted(grants)) or "none"
+    return ToolFailure(
+        f"refused: {spec.name} needs a token with the '{spec.scope}' scope; this one has {held} (rule: "
+        "read-only tools need read, changes need write, commands, jobs and terminals need run); "
+        f"use a token created with --scope {spec.scope}",
         kind="refused",
     )
 
@@ -187,6 +198,8 @@ class ToolRunner:
         self.read_only = read_only
         self.structured = structured
         self._make_call = make_call
+        self.observers: list[Callable[[str, str, float], None]] = []
+        """Called after every tool call with (tool, outcome: ``ok``/``error``/``refused``..., seconds)."""
         self._shapes: dict[str, Callable[[object], object]] = {}
         self.sdk = LazyTools(
             self.specs,
@@ -329,6 +342,44 @@ class ToolRunner:
             return _valid_unicode(spec.fn(**kwargs))
 
     async def _invoke(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
+        if call.workspace.policy.hosted:
+            return await self._invoke_hosted(spec, kwargs, call)
+        return await self._invoke_observed(spec, kwargs, call)
+
+    async def _invoke_hosted(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
+        """A hosted project's call: its answer names the root ``/workspace`` (:mod:`.hostpaths`)."""
+        from .hostpaths import masked, masked_text
+
+        root = str(call.workspace.root)
+        try:
+            result = await self._invoke_observed(spec, kwargs, call)
+        except ToolFailure as failure:
+            shown = masked_text(str(failure), root)
+            if shown == str(failure):
+                raise
+            raise ToolFailure(shown, kind=failure.kind) from None
+        if isinstance(result, PagedList):
+            return result.with_items(masked(list(result), root))  # pyright: ignore[reportArgumentType]
+        return masked(result, root)
+
+    async def _invoke_observed(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
+        if not self.observers:
+            return await self._invoke_now(spec, kwargs, call)
+        started, outcome = time.perf_counter(), "error"
+        try:
+            result = await self._invoke_now(spec, kwargs, call)
+            outcome = "ok"
+            return result
+        except ToolFailure as failure:
+            outcome = failure.kind
+            raise
+        finally:
+            for observe in self.observers:
+                observe(spec.name, outcome, time.perf_counter() - started)
+
+    async def _invoke_now(self, spec: ToolSpec, kwargs: dict[str, Any], call: Call) -> object:
+        if call.grants is not None and spec.scope not in call.grants:
+            raise scope_refusal(spec, call.grants)
         if not inspect.iscoroutinefunction(spec.fn) and runs_inline(spec, kwargs, call):
             # Bounded local I/O: a thread hop would cost more than the work.
             return self._run_inline(spec, kwargs, call)
@@ -512,6 +563,10 @@ def _kind(prop: dict[str, Any]) -> str:
     return " or ".join(k for k in kinds if isinstance(k, str))
 
 
+HOSTED_ONLY = "mcp_server_ide.hosted."
+"""Tools defined here (the owner tools) serve only a server that loads them as a plugin (hosted mode)."""
+
+
 def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None = None) -> list[ToolSpec]:
     """The built-in tools plus those of this server's ``--plugin`` modules, less a ``--tools`` selection
     (names, categories or sets of :mod:`.toolsets`, ``-name`` removes; an entry naming nothing raises
@@ -523,7 +578,7 @@ def enabled_specs(selection: list[str] | None = None, plugins: list[str] | None 
     specs = [
         s
         for s in registry.all_tools()
-        if s.fn.__module__.startswith("mcp_server_ide.")
+        if (s.fn.__module__.startswith("mcp_server_ide.") and not s.fn.__module__.startswith(HOSTED_ONLY))
         or any(s.fn.__module__ == p or s.fn.__module__.startswith(p + ".") for p in own)
     ]
     if not selection:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import Context, MCPServer
 
 from . import __version__
-from .call import Call
+from .call import Call, grants_of
 from .runner import ToolRunner, enabled_specs
 from .workspace import Workspace
 
@@ -128,6 +128,7 @@ def build_server(
             arguments=arguments,
             session_id=session_id,
             structured=options.structured_content,
+            grants=grants_of(ctx),
             on_session_end=(lambda callback: lowlevel.on_connection_close(ctx, callback))
             if session_id
             else None,

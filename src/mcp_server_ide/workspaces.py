@@ -10,10 +10,20 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
+from typing import Protocol
 
 from .workspace import Policy, Workspace
 
 log = logging.getLogger(__name__)
+
+
+class Workspaces(Protocol):
+    """What the serving doors need of a set of workspaces (local: :class:`LocalWorkspaces`; hosted:
+    ``hosted.projects.HostedProjects``)."""
+
+    def for_context(self, ctx: object = None) -> Workspace: ...
+
+    def close(self) -> None: ...
 
 
 class LocalWorkspaces:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from mcp.server import MCPServer
 
     from ..runner import ToolRunner
-    from ..workspaces import LocalWorkspaces
+    from ..workspaces import Workspaces
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,11 @@ class HttpSettings:
     allowed_hosts: list[str] = field(default_factory=list)
     allowed_origins: list[str] = field(default_factory=list)
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    legacy_sse: bool = True
+    """Serve the legacy SSE transport (``/sse``) beside Streamable HTTP when stateful; hosted mode does
+    not (its sessions are not bound to the caller the way Streamable HTTP's are)."""
+    bearer_auth: bool = False
+    """Bearer tokens are checked in front of these doors (hosted mode) rather than by the guard's one token."""
 
 
 def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
@@ -71,7 +76,7 @@ RECONNECT_AFTER_MS = 1000
 
 
 def build_app(
-    server: MCPServer, runner: ToolRunner, workspaces: LocalWorkspaces, settings: HttpSettings, port: int
+    server: MCPServer, runner: ToolRunner, workspaces: Workspaces, settings: HttpSettings, port: int
 ) -> GuardMiddleware:
     policy = GuardPolicy.for_bind(
         settings.host,
@@ -104,7 +109,7 @@ def build_app(
     routes.extend(_reference_routes(runner, settings))
     routes.extend(rest.routes(runner, workspaces.for_context))
     routes.extend(mcp_app.routes)
-    if not settings.stateless:
+    if not settings.stateless and settings.legacy_sse:
         try:
             sse_app = server.sse_app(transport_security=security, host=settings.host)
             routes.extend(sse_app.routes)
@@ -135,7 +140,7 @@ def _reference_routes(runner: ToolRunner, settings: HttpSettings) -> list[BaseRo
 
 
 async def serve(
-    server: MCPServer, runner: ToolRunner, workspaces: LocalWorkspaces, settings: HttpSettings
+    server: MCPServer, runner: ToolRunner, workspaces: Workspaces, settings: HttpSettings
 ) -> None:
     import uvicorn
 

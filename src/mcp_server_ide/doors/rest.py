@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
-from ..call import Call
+from ..call import Call, grants_of
 from ..registry import HTTP_STATUS, PagedList, ToolFailure
 from ..runner import ToolRunner
 from ..workspace import Workspace
@@ -54,10 +54,16 @@ def _environment(ws: Workspace, with_open_files: bool) -> dict[str, object]:
         active, open_files = status.get("activeFile", ""), list(status.get("openFiles", []))
     except ImportError:
         pass
+    root = str(ws.root)
+    if ws.policy.hosted:  # no host path leaves a hosted project
+        from ..hostpaths import SHOWN_ROOT, masked_text
+
+        active, open_files = masked_text(active, root), [masked_text(str(f), root) for f in open_files]
+        root = SHOWN_ROOT
     env: dict[str, object] = {
-        "workspaceRoot": str(ws.root),
+        "workspaceRoot": root,
         "activeFile": active,
-        "currentDirectory": os.path.dirname(active) if active else str(ws.root),
+        "currentDirectory": os.path.dirname(active) if active else root,
     }
     if with_open_files:
         env["openFiles"] = open_files
@@ -144,7 +150,13 @@ def routes(runner: ToolRunner, workspace_for: Callable[[Request], Workspace]) ->
             arguments = _arguments(body)
         except ToolFailure as exc:
             return envelope(error=str(exc), code=400)
-        call = Call(workspace=workspace(request), door="rest", tool=name, arguments=arguments)
+        call = Call(
+            workspace=workspace(request),
+            door="rest",
+            tool=name,
+            arguments=arguments,
+            grants=grants_of(request),
+        )
         try:
             result = await runner.run(name, arguments, call)
         except ToolFailure as exc:

@@ -273,3 +273,11 @@ async def serve_streams(
     """Run ``server`` (an ``MCPServer``) on a pair of SDK message streams until they close."""
     low = lowlevel(server)
     await low.run(read_stream, write_stream, low.create_initialization_options())
+
+
+def open_sessions(server: MCPServer) -> int:
+    """How many Streamable HTTP sessions are open now (0 before the session manager has run)."""
+    try:
+        return len(server.session_manager._server_instances)
+    except (AttributeError, RuntimeError):
+        return 0

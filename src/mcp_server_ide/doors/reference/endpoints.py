@@ -71,7 +71,7 @@ def _static_file(name: str) -> bytes | None:
 
 def routes(runner: ToolRunner, settings: HttpSettings | None = None) -> list[Route]:
     """``GET /mcp/tools`` (JSON or HTML) and ``GET /mcp/static/<file>``, for the HTTP door to mount."""
-    auth_required = bool(settings is not None and settings.token)
+    auth_required = bool(settings is not None and (settings.token or settings.bearer_auth))
 
     @functools.cache
     def as_json() -> Reference:  # built on the first request, then kept

@@ -67,8 +67,8 @@ def reference_html(runner: ToolRunner, *, auth_required: bool = False) -> str:
 <meta name="color-scheme" content="light dark">
 <title>Tool reference · mcp-server-ide {html.escape(__version__)}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/mcp/static/reference.css">
-<script type="module" src="/mcp/static/reference.js"></script>
+<link rel="stylesheet" href="static/reference.css">
+<script type="module" src="static/reference.js"></script>
 </head>
 <body data-auth-required="{str(auth_required).lower()}">
 <header class="topbar">
@@ -79,7 +79,7 @@ def reference_html(runner: ToolRunner, *, auth_required: bool = False) -> str:
     <kbd>/</kbd>
   </div>
   <span id="match-count" class="match-count" aria-live="polite">{total} tools</span>
-  <nav class="toplinks"><a href="/mcp/tools?format=json">JSON</a><a href="#playground">Playground</a></nav>
+  <nav class="toplinks"><a href="tools?format=json">JSON</a><a href="#playground">Playground</a></nav>
 </header>
 <div class="layout">
 <nav class="toc" aria-label="Tools by category"><ul>{"".join(nav)}</ul></nav>
@@ -89,7 +89,7 @@ def reference_html(runner: ToolRunner, *, auth_required: bool = False) -> str:
   <p>Every tool this server offers, generated from its own definitions: what it does, each input field,
   the result it returns and the errors it can answer. Call them over MCP (<code>tools/call</code> on
   <code>/mcp</code>) or through the REST door: <code>POST /mcp/&lt;tool&gt;</code> with the arguments as a JSON
-  object. This page as JSON: <a href="/mcp/tools?format=json"><code>/mcp/tools?format=json</code></a>.</p>
+  object. This page as JSON: <a href="tools?format=json"><code>/mcp/tools?format=json</code></a>.</p>
   <p>A call that fails comes back as a normal result with <code>isError: true</code> (on REST:
   <code>{{"status": null, "error": "…"}}</code> with HTTP {statuses}) and a message naming the rule it broke
   and how to fix the call.</p>

@@ -307,7 +307,7 @@ async function run() {
   status.replaceChildren(el("span", { text: `Calling ${current.name}…` }));
   const started = performance.now();
   try {
-    const response = await fetch(`/mcp/${encodeURIComponent(current.name)}`, {
+    const response = await fetch(`./${encodeURIComponent(current.name)}`, {
       method: "POST",
       headers,
       body: JSON.stringify(args),

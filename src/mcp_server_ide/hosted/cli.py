@@ -1,0 +1,99 @@
+"""``mcp-server-ide hosted …``: serve the hosted service, or manage its users, tokens and projects.
+
+    mcp-server-ide hosted --data DIR [--host H] [--port N]      serve
+    mcp-server-ide hosted user add NAME --data DIR
+    mcp-server-ide hosted token create USER [--scope read,write,run] [--name NAME] --data DIR
+    mcp-server-ide hosted token revoke ID --data DIR
+    mcp-server-ide hosted token list USER --data DIR
+    mcp-server-ide hosted project create USER NAME | list [USER] | delete USER ID | export ID FILE
+
+``--data`` defaults to ``$MCP_IDE_DATA``. A new token is printed once, on stdout; only its hash is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ADMIN = ("user", "token", "project")
+
+
+def _data_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--data",
+        default=os.environ.get("MCP_IDE_DATA"),
+        help="the service's data folder (SQLite store, project files); default $MCP_IDE_DATA",
+    )
+    p.add_argument("--database", default=os.environ.get("MCP_IDE_DATABASE"), help=argparse.SUPPRESS)
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mcp-server-ide hosted",
+        description="The hosted, multi-user service: each user's projects at /p/<project>/mcp, bearer API tokens.",
+        epilog="admin: mcp-server-ide hosted user add NAME | token create USER | token revoke ID | "
+        "token list USER | project create USER NAME | project list [USER] | project delete USER ID | "
+        "project export ID FILE",
+    )
+    _data_arg(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default: the first free in 9960-9990; 0 = any free)")
+    p.add_argument("--allowed-host", action="append", default=[], help="extra Host header value to accept")
+    p.add_argument("--allow-origin", action="append", default=[], help="extra browser Origin allowed to call")
+    p.add_argument(
+        "--grace", type=float, default=10.0, help="seconds requests may take to finish at shutdown"
+    )
+    p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    return p
+
+
+def admin_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mcp-server-ide hosted")
+    groups = p.add_subparsers(dest="group", required=True)
+    user = groups.add_parser("user").add_subparsers(dest="action", required=True)
+    add = user.add_parser("add", help="add a user")
+    add.add_argument("name")
+    token = groups.add_parser("token").add_subparsers(dest="action", required=True)
+    create = token.add_parser("create", help="make an API token for a user and print it once")
+    create.add_argument("user")
+    create.add_argument("--scope", default="read,write,run", help="comma-separated: read, write, run")
+    create.add_argument("--name", default="", help="a label to tell tokens apart")
+    revoke = token.add_parser("revoke", help="revoke a token by its id (t_…)")
+    revoke.add_argument("id")
+    listing = token.add_parser("list", help="a user's tokens (ids, names, scopes; never the secrets)")
+    listing.add_argument("user")
+    project = groups.add_parser("project").add_subparsers(dest="action", required=True)
+    pc = project.add_parser("create", help="create a project for a user")
+    pc.add_argument("user")
+    pc.add_argument("name")
+    pl = project.add_parser("list", help="projects of a user, or of everyone")
+    pl.add_argument("user", nargs="?")
+    pd = project.add_parser("delete", help="delete a user's project and its files")
+    pd.add_argument("user")
+    pd.add_argument("id")
+    pe = project.add_parser("export", help="write a project's files as .tar.gz")
+    pe.add_argument("id")
+    pe.add_argument("file", type=Path)
+    for sub in (add, create, revoke, listing, pc, pl, pd, pe):
+        _data_arg(sub)
+    return p
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] in ADMIN:
+        args = admin_parser().parse_args(argv)
+        if not args.data:
+            print("mcp-server-ide hosted: give --data DIR (or set MCP_IDE_DATA)", file=sys.stderr)
+            return 2
+        from .admin import run
+
+        return run(args)
+    args = serve_parser().parse_args(argv)
+    if not args.data:
+        print("mcp-server-ide hosted: give --data DIR (or set MCP_IDE_DATA)", file=sys.stderr)
+        return 2
+    from .serve import serve
+
+    return serve(args)

@@ -1,0 +1,46 @@
+"""Brings a store's schema to the newest revision with Alembic (``migrations/``), at every start.
+
+The revisions are package data, so an installed server migrates its own database; a PostgreSQL
+store runs the same revisions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError
+
+HEAD = "0001_core"
+"""The newest revision (what :func:`upgrade` leaves a database at)."""
+
+
+def upgrade(engine: sa.Engine) -> None:
+    """Run every revision the database has not had yet (none: nothing happens)."""
+    if _at_head(engine):
+        return  # the common case, without importing Alembic (~0.5 s)
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def current(engine: sa.Engine) -> str | None:
+    """The revision the database is at (None: never migrated)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def _at_head(engine: sa.Engine) -> bool:
+    try:
+        with engine.connect() as connection:
+            found = connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all()
+    except DBAPIError:
+        return False  # no version table yet
+    return found == [HEAD]

@@ -1,0 +1,1 @@
+"""Alembic migrations of the hosted store (``versions/``: one module per revision)."""

@@ -1,0 +1,90 @@
+"""``mcp-server-ide hosted --data DIR``: the hosted service, one process, the same server and tools.
+
+Builds the server with every tool plus the owner tools, one workspace per project
+(:class:`~.projects.HostedProjects`), the ordinary HTTP doors (:func:`..doors.http.build_app`)
+behind :class:`~.app.HostedApp`, and serves them with uvicorn. SIGTERM drains: uvicorn stops
+accepting, lets requests finish (``--grace`` seconds), then the doors' shutdown closes every
+workspace and kills every process they started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+OWNER_TOOLS = "mcp_server_ide.hosted.owner_tools"
+
+
+def open_store(data: Path, database: str | None):  # -> SqlStore
+    from .sqlstore import SqlStore, sqlite_url
+
+    data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return SqlStore(database or sqlite_url(data))
+
+
+def serve(args: argparse.Namespace) -> int:
+    from .observe import use_json_logs
+
+    use_json_logs(args.log_level)
+    import anyio
+
+    anyio.run(_serve, args)
+    return 0
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from ..doors import http
+    from ..doors.deadlines import ConnectionLimits, bounded_protocol
+    from ..engines.processes.limits import from_options
+    from ..server import ServerOptions, build_server
+    from ..surface.lowlevel import open_sessions
+    from ..workspace import Policy
+    from .app import HostedApp
+    from .observe import Observer
+    from .projects import HostedProjects
+    from .tokens import ApiTokenVerifier
+
+    data = Path(args.data).resolve()
+    store = open_store(data, args.database)
+    # Trusted: the project is its owner's own and its commands run in the sandbox; what would run outside
+    # it (git hooks, filters, fsmonitor) stays off because the workspace is hosted.
+    policy = Policy(hosted=True, trusted=True, limits=from_options())
+    projects = HostedProjects(store, data, policy)
+    server, runner = build_server(projects.for_context, ServerOptions(plugins=[OWNER_TOOLS]))
+    observer = Observer(lambda: open_sessions(server), lambda: len(projects.all()))
+    runner.observers.append(observer.tool)
+    settings = http.HttpSettings(
+        host=args.host,
+        port=args.port,
+        bearer_auth=True,
+        legacy_sse=False,
+        allowed_hosts=args.allowed_host,
+        allowed_origins=args.allow_origin,
+        limits=ConnectionLimits(),
+    )
+    sock, port = http.pick_port(args.host, args.port)
+    doors = http.build_app(server, runner, projects, settings, port)
+    app = HostedApp(doors, projects, ApiTokenVerifier(store), observer)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(
+        f"mcp-server-ide: hosted service listening on http://{shown}:{port} "
+        "(projects at /p/<project>/mcp; /healthz, /readyz, /metrics)",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        log_config=None,  # uvicorn's own lines go through the JSON handler too
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=args.grace,
+        http=bounded_protocol(settings.limits),
+    )
+    try:
+        await uvicorn.Server(config).serve(sockets=[sock])
+    finally:
+        store.close()
