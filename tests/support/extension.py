@@ -60,7 +60,19 @@ def build_wheel() -> Path:
     which the ``.vsix`` ships so the extension can install the server where none is found."""
     folder = EXTENSION / "dist" / "server"
     shutil.rmtree(folder, ignore_errors=True)
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder), str(EXTENSION.parent)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "-w",
+            str(folder),
+            str(EXTENSION.parent),
+        ]
+    )
     (wheel,) = folder.glob("mcp_server_ide-*.whl")
     return wheel
 
