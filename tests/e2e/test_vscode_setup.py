@@ -166,3 +166,55 @@ def test_a_killed_extension_host_leaves_the_server_answering_headless_then_live_
     finally:
         for log in bench.extension_logs() if bench else []:
             artifact("vscode-setup-killed-host-log.txt").write_text(log.read_text(errors="replace"))
+
+
+def test_changed_settings_restart_the_servers_with_the_new_options(ws_path: Path, tmp_path: Path) -> None:
+    """readOnly and tools changed in the settings: the provider's onDidChangeMcpServerDefinitions fires,
+    and the servers come back with --read-only --tools (the HTTP one at once, VS Code's own stdio one)."""
+    import json
+
+    from tests.support.extension import build_vsix
+
+    vsix = build_vsix(tmp_path / "mcp-server-ide.vsix")
+    settings: dict[str, object] = {
+        "mcpServerIde.server.command": sys.executable,
+        "mcpServerIde.server.args": ["-m", "mcp_server_ide"],
+    }
+    bench = None
+    try:
+        with workbench(ws_path, tmp_path, settings, vsix) as bench:
+            _wait_status_port(bench, 120)
+            bench.start_mcp_server("mcp-server-ide")
+            before = _servers(ws_path)
+            stdio_before = [pid for pid, (_, argv) in before.items() if "--http" not in argv]
+            assert stdio_before, before
+            file = tmp_path / "user" / "User" / "settings.json"
+            changed = {
+                **json.loads(file.read_text()),
+                "mcpServerIde.readOnly": True,
+                "mcpServerIde.tools": "core",
+            }
+            file.write_text(json.dumps(changed))
+            deadline = time.monotonic() + 90
+            seen: dict[int, tuple[int, list[str]]] = {}
+            while time.monotonic() < deadline:
+                seen = _servers(ws_path)
+                restarted = [argv for pid, (_, argv) in seen.items() if "--read-only" in argv]
+                if any("--http" in a for a in restarted) and any("--http" not in a for a in restarted):
+                    break
+                time.sleep(2)
+            artifact("vscode-setup-settings.txt").write_text(
+                "before:\n" + "\n".join(" ".join(a) for _, a in before.values())
+                + "\nafter:\n" + "\n".join(" ".join(a) for _, a in seen.values()) + "\n"
+            )  # fmt: skip
+            page_text = bench.mcp_output("mcp-server-ide", "vscode-setup-settings-output.png")
+            http_after = [argv for _, argv in seen.values() if "--http" in argv]
+            assert http_after and all("--read-only" in a and "core" in a for a in http_after), http_after
+            stdio_after = [argv for pid, (_, argv) in seen.items() if "--http" not in argv]
+            assert stdio_after and all("--read-only" in a and "core" in a for a in stdio_after), (
+                stdio_after,
+                page_text[-2000:],
+            )
+    finally:
+        for log in bench.extension_logs() if bench else []:
+            artifact("vscode-setup-settings-log.txt").write_text(log.read_text(errors="replace"))
