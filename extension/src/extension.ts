@@ -10,7 +10,7 @@ import { ServerFinder } from './finder';
 import { editorHandlers } from './handlers';
 import { WHAT_TO_SET } from './install';
 import { BridgeServer, newToken, stableSocketPath } from './protocol';
-import { announcedPort, connectionConfig, parsePortRange, ServerSettings, serverArgs } from './settings';
+import { announcedPort, connectionConfig, definitionVersion, parsePortRange, ServerSettings, serverArgs } from './settings';
 
 const PROVIDER_ID = 'mcpServerIde';
 const SOCKET_VAR = 'MCP_IDE_BRIDGE_SOCKET';
@@ -53,7 +53,8 @@ async function definitions(): Promise<vscode.McpStdioServerDefinition[]> {
     // Without a server yet, the definition names the install to come: resolving it makes that install.
     const found = await finder.peek(folder);
     const args = [...found.args, ...serverArgs(settings(), folder.uri.fsPath, vscode.workspace.isTrusted)];
-    const def = new vscode.McpStdioServerDefinition(label(folder), found.command, args, bridgeEnv(), VERSION());
+    const version = definitionVersion(VERSION(), found.command, args);
+    const def = new vscode.McpStdioServerDefinition(label(folder), found.command, args, bridgeEnv(), version);
     def.cwd = folder.uri;
     out.push(def);
   }
@@ -143,9 +144,22 @@ async function startHttp(): Promise<void> {
   updateStatus();
 }
 
-function stopHttp(): void {
-  for (const { proc } of http.values()) proc.kill('SIGTERM');
+/** Stop the HTTP servers; resolves once they exited (at most 5 s), so a restart can take the same port. */
+function stopHttp(): Promise<void> {
+  const stopping = [...http.values()].map(
+    ({ proc }) =>
+      new Promise<void>((done) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return done();
+        const timer = setTimeout(done, 5000);
+        proc.once('exit', () => {
+          clearTimeout(timer);
+          done();
+        });
+        proc.kill('SIGTERM');
+      }),
+  );
   http.clear();
+  return Promise.all(stopping).then(() => undefined);
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -192,7 +206,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const restart = async () => {
     finder.reset();
-    stopHttp();
+    await stopHttp();
     changed.fire();
     await startHttp();
   };
@@ -213,7 +227,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await vscode.env.clipboard.writeText(connectionConfig(ports));
       void vscode.window.showInformationMessage('MCP Server IDE: connection config copied');
     }),
-    { dispose: () => stopHttp() },
+    { dispose: () => void stopHttp() },
     { dispose: () => bridge?.close() },
   );
   updateStatus();
@@ -221,6 +235,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export function deactivate(): void {
-  stopHttp();
+  void stopHttp();
   bridge?.close();
 }
