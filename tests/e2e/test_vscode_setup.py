@@ -69,6 +69,7 @@ def _wait_status_port(bench, timeout_s: float) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.timeout(1500)  # pip fetches and installs the dependencies: minutes on a loaded machine
 def test_with_no_server_found_the_extension_installs_its_wheel_and_starts_it(
     ws_path: Path, tmp_path: Path
 ) -> None:
@@ -109,6 +110,7 @@ def test_with_no_server_found_the_extension_installs_its_wheel_and_starts_it(
             artifact("vscode-setup-install-log.txt").write_text(log.read_text(errors="replace"))
 
 
+@pytest.mark.timeout(900)
 def test_a_killed_extension_host_leaves_the_server_answering_headless_then_live_again(
     ws_path: Path, tmp_path: Path
 ) -> None:
@@ -169,6 +171,7 @@ def test_a_killed_extension_host_leaves_the_server_answering_headless_then_live_
             artifact("vscode-setup-killed-host-log.txt").write_text(log.read_text(errors="replace"))
 
 
+@pytest.mark.timeout(900)
 def test_changed_settings_restart_the_servers_with_the_new_options(ws_path: Path, tmp_path: Path) -> None:
     """readOnly ticked in the Settings editor: the HTTP server restarts with --read-only, and the provider's
     onDidChangeMcpServerDefinitions fires: VS Code stops its stdio server of the old definition, and
