@@ -188,6 +188,65 @@ async def test_config_vscode_writes_a_server_with_a_tool_set(venv: Path, ws_path
     assert names == set(SEED) - {"wait"} - git_tools  # git tools appear in a repository; ws_path is none
 
 
+DEV_PLUGIN = '''
+"""A plugin with one tool."""
+from mcp_server_ide import plugin
+
+
+@plugin.tool(read_only=True, structured=False)
+def dev_probe() -> str:
+    """Answers probe."""
+    return "probe"
+'''
+
+
+@pytest.mark.anyio
+async def test_config_vscode_dev_watches_the_plugin_and_debugs_with_debugpy(
+    venv: Path, ws_path: Path
+) -> None:
+    """`config vscode --dev -- --plugin M`: VS Code's development block watches M's file in the workspace
+    and debugs with debugpy, whose VS Code support needs a Python interpreter as the command; the
+    definition, started as VS Code starts it (in the folder), serves the plugin's tool."""
+    from mcp import Client, StdioServerParameters
+
+    (ws_path / "myplugins").mkdir()
+    (ws_path / "myplugins" / "__init__.py").write_text("")
+    (ws_path / "myplugins" / "probe.py").write_text(DEV_PLUGIN)
+    done = cli(venv, "config", "vscode", "--dev", "--json", "--", "--plugin", "myplugins.probe", cwd=ws_path)
+    assert done.returncode == 0, done.stderr
+    server = json.loads(done.stdout)["servers"]["ide"]
+    assert server["dev"]["watch"] == "myplugins/probe.py"
+    assert server["dev"]["debug"]["type"] == "debugpy"
+    assert re.search(r"python[0-9.]*$", server["command"])  # VS Code refuses debugpy for anything else
+    assert server["args"][:2] == ["-m", "mcp_server_ide"]
+    args = [a.replace("${workspaceFolder}", str(ws_path)) for a in server["args"]]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    async with Client(
+        StdioServerParameters(command=server["command"], args=args, env=env, cwd=ws_path)
+    ) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    assert "dev_probe" in names
+
+    # A package plugin is watched as a folder; --watch chooses; without plugins, src/ or everything.
+    (ws_path / "src" / "pkgplug").mkdir(parents=True)
+    (ws_path / "src" / "pkgplug" / "__init__.py").write_text("")
+    watched = [
+        json.loads(cli(venv, "config", "vscode", "--dev", "--json", *extra, cwd=ws_path).stdout)["servers"][
+            "ide"
+        ]["dev"]["watch"]
+        for extra in (
+            ("--", "--plugin=pkgplug"),
+            ("--watch", "a/*.py", "--watch", "b/*.py"),
+            (),
+        )
+    ]
+    assert watched == ["src/pkgplug/**/*.py", ["a/*.py", "b/*.py"], "src/**/*.py"]
+    full = cli(venv, "config", "vscode", "--dev", cwd=ws_path).stdout
+    assert '"dev":{"watch":"src/**/*.py"' in full  # the install link and --add-mcp carry it too
+    refused = cli(venv, "config", "claude", "--dev", cwd=ws_path)
+    assert refused.returncode == 2 and "config vscode" in refused.stderr and "Traceback" not in refused.stderr
+
+
 def test_a_tools_entry_naming_nothing_is_refused_everywhere(venv: Path, ws_path: Path) -> None:
     seed = cli(venv, "tools", "--tools", "jetbrains")
     assert seed.returncode == 0 and re.search(r"^41 tools\. ", seed.stdout.splitlines()[-1])

@@ -4,15 +4,15 @@
 // server in its environment). The server stays the one implementation of every tool.
 
 import * as child_process from 'node:child_process';
-import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { actionHandlers, afterRunsStart } from './actions';
 import { fileHandlers } from './files';
+import { ServerFinder } from './finder';
 import { editorHandlers } from './handlers';
+import { WHAT_TO_SET } from './install';
 import { BridgeServer, newToken, stableSocketPath } from './protocol';
-import { announcedPort, connectionConfig, parsePortRange, ServerSettings, serverArgs } from './settings';
+import { announcedPort, connectionConfig, definitionVersion, parsePortRange, ServerSettings, serverArgs } from './settings';
 
 const PROVIDER_ID = 'mcpServerIde';
 const SOCKET_VAR = 'MCP_IDE_BRIDGE_SOCKET';
@@ -23,6 +23,7 @@ let bridge: BridgeServer | undefined;
 let token = '';
 const http = new Map<string, { proc: child_process.ChildProcess; port?: number; name: string }>();
 let status: vscode.StatusBarItem;
+let finder: ServerFinder;
 
 function settings(): ServerSettings & { command: string; httpEnabled: boolean; portRange: string } {
   const c = vscode.workspace.getConfiguration('mcpServerIde');
@@ -42,52 +43,6 @@ function bridgeEnv(): Record<string, string> {
   return bridge ? { [SOCKET_VAR]: bridge.socketPath, [TOKEN_VAR]: token } : {};
 }
 
-function hasPackage(python: string): boolean {
-  try {
-    child_process.execFileSync(python, ['-c', 'import mcp_server_ide'], { timeout: 15000, stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-const INSTALL_HELP =
-  'MCP Server IDE cannot find the server. Install it into a Python environment (`pip install mcp-server-ide`) ' +
-  'and select that interpreter with the Python extension, or set `mcpServerIde.server.command` to its ' +
-  '`mcp-server-ide` executable.';
-
-/** The server's executable and leading arguments: the setting, else the Python extension's interpreter
- * when it has the package, else `mcp-server-ide` on PATH; undefined when none is found. */
-async function serverCommand(folder: vscode.WorkspaceFolder): Promise<{ command: string; args: string[] } | undefined> {
-  const s = settings();
-  if (s.command) return { command: s.command, args: [] };
-  const python = vscode.extensions.getExtension('ms-python.python');
-  if (python) {
-    try {
-      const api = (await python.activate()) as { environments?: { getActiveEnvironmentPath(uri?: vscode.Uri): { path: string } } };
-      const interpreter = api.environments?.getActiveEnvironmentPath(folder.uri)?.path;
-      if (interpreter && hasPackage(interpreter)) return { command: interpreter, args: ['-m', 'mcp_server_ide'] };
-    } catch (err) {
-      log.warn(`the Python extension's interpreter could not be read: ${String(err)}`);
-    }
-  }
-  const found = onPath('mcp-server-ide');
-  return found ? { command: found, args: [] } : undefined;
-}
-
 function label(folder: vscode.WorkspaceFolder): string {
   return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? `mcp-server-ide (${folder.name})` : 'mcp-server-ide';
 }
@@ -97,11 +52,11 @@ const VERSION = (): string => String(vscode.extensions.getExtension('mcp-server-
 async function definitions(): Promise<vscode.McpStdioServerDefinition[]> {
   const out: vscode.McpStdioServerDefinition[] = [];
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    const found = await serverCommand(folder);
-    // Without a server the definition is still listed: resolving it explains how to install one.
-    const command = found?.command ?? 'mcp-server-ide';
-    const args = [...(found?.args ?? []), ...serverArgs(settings(), folder.uri.fsPath, vscode.workspace.isTrusted)];
-    const def = new vscode.McpStdioServerDefinition(label(folder), command, args, bridgeEnv(), VERSION());
+    // Without a server yet, the definition names the install to come: resolving it makes that install.
+    const found = await finder.peek(folder);
+    const args = [...found.args, ...serverArgs(settings(), folder.uri.fsPath, vscode.workspace.isTrusted)];
+    const version = definitionVersion(VERSION(), found.command, args);
+    const def = new vscode.McpStdioServerDefinition(label(folder), found.command, args, bridgeEnv(), version);
     def.cwd = folder.uri;
     out.push(def);
   }
@@ -111,15 +66,14 @@ async function definitions(): Promise<vscode.McpStdioServerDefinition[]> {
 async function resolve(def: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition | undefined> {
   if (!(def instanceof vscode.McpStdioServerDefinition)) return def;
   const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => label(f) === def.label);
-  if (folder && !(await serverCommand(folder))) {
-    void vscode.window.showErrorMessage(INSTALL_HELP);
-    throw new Error(INSTALL_HELP);
+  if (folder) {
+    // The server is settled here, at start time (installed first when nothing has it), and so is
+    // trust: Restricted Mode starts the server untrusted.
+    const found = await finder.ensure(folder);
+    if (!found) throw new Error(`MCP Server IDE could not install the server (see Show Log). ${WHAT_TO_SET}`);
+    def.command = found.command;
+    def.args = [...found.args, ...serverArgs(settings(), folder.uri.fsPath, vscode.workspace.isTrusted)];
   }
-  // Trust is settled here, at start time: Restricted Mode starts the server untrusted.
-  const untrusted = settings().untrusted;
-  const wantUntrusted = untrusted === 'always' || (untrusted === 'auto' && !vscode.workspace.isTrusted);
-  def.args = def.args.filter((a) => a !== '--untrusted');
-  if (wantUntrusted) def.args.push('--untrusted');
   def.env = { ...def.env, ...bridgeEnv() };
   log.info(`starting ${def.label}: ${def.command} ${def.args.join(' ')}`);
   return def;
@@ -156,11 +110,8 @@ async function startHttp(): Promise<void> {
     return;
   }
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    const found = await serverCommand(folder);
-    if (!found) {
-      log.error(INSTALL_HELP);
-      continue;
-    }
+    const found = await finder.ensure(folder);
+    if (!found) continue; // the failed install was shown and logged
     const port = await firstFreePort(range[0], range[1]);
     if (port === undefined) {
       log.error(`no free port in ${s.portRange} for ${folder.name}'s HTTP server`);
@@ -195,9 +146,22 @@ async function startHttp(): Promise<void> {
   updateStatus();
 }
 
-function stopHttp(): void {
-  for (const { proc } of http.values()) proc.kill('SIGTERM');
+/** Stop the HTTP servers; resolves once they exited (at most 5 s), so a restart can take the same port. */
+function stopHttp(): Promise<void> {
+  const stopping = [...http.values()].map(
+    ({ proc }) =>
+      new Promise<void>((done) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return done();
+        const timer = setTimeout(done, 5000);
+        proc.once('exit', () => {
+          clearTimeout(timer);
+          done();
+        });
+        proc.kill('SIGTERM');
+      }),
+  );
   http.clear();
+  return Promise.all(stopping).then(() => undefined);
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -205,6 +169,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   status.command = 'mcpServerIde.showLog';
   context.subscriptions.push(log, status);
+  finder = new ServerFinder(context, log, () => settings().command);
 
   // The token and the socket path stay the same for this window across extension host restarts, so
   // a server started before a restart reconnects to the new host (the token lives in SecretStorage).
@@ -242,7 +207,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 
   const restart = async () => {
-    stopHttp();
+    finder.reset();
+    await stopHttp();
     changed.fire();
     await startHttp();
   };
@@ -263,7 +229,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await vscode.env.clipboard.writeText(connectionConfig(ports));
       void vscode.window.showInformationMessage('MCP Server IDE: connection config copied');
     }),
-    { dispose: () => stopHttp() },
+    { dispose: () => void stopHttp() },
     { dispose: () => bridge?.close() },
   );
   updateStatus();
@@ -271,6 +237,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export function deactivate(): void {
-  stopHttp();
+  void stopHttp();
   bridge?.close();
 }

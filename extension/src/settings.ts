@@ -1,5 +1,7 @@
 // Turning the extension's settings into the server's command line (no vscode import: unit-tested).
 
+import * as crypto from 'node:crypto';
+
 export interface ServerSettings {
   args: string[];
   protectedPaths: string[];
@@ -42,4 +44,11 @@ export function connectionConfig(ports: { name: string; port: number }[]): strin
     servers[ports.length === 1 ? 'ide' : `ide-${name}`] = { type: 'http', url: `http://127.0.0.1:${port}/mcp` };
   }
   return JSON.stringify({ mcpServers: servers }, null, 2);
+}
+
+/** The definition's version for VS Code: the extension's version plus a digest of how the server starts,
+ * so VS Code's cached tool list of a server started with other options (another --tools) is not reused. */
+export function definitionVersion(extensionVersion: string, command: string, args: string[]): string {
+  const digest = crypto.createHash('sha256').update(JSON.stringify([command, ...args])).digest('hex').slice(0, 10);
+  return `${extensionVersion}+${digest}`;
 }

@@ -4,7 +4,7 @@
 // Usage: PEER_TOKEN=... node peer.js SOCKET_PATH   (prints "ready" once listening)
 
 import * as fs from 'node:fs';
-import { BridgeError, BridgeServer, Handler } from '../src/protocol';
+import { BridgeError, BridgeServer, Handler, stableSocketPath } from '../src/protocol';
 
 interface Pos {
   line: number;
@@ -98,7 +98,10 @@ const handlers: Record<string, Handler> = {
 };
 
 const server = new BridgeServer(process.env.PEER_TOKEN ?? '', handlers, { extension: 'peer' }, (line) => process.stderr.write(line + '\n'));
-server.listen(process.argv[2]).then(() => process.stdout.write('ready\n'));
+// With PEER_STABLE_BASE, argv[2] is a window key and the socket goes where the real extension puts it
+// (stableSocketPath: this user's 0700 folder under that base); "ready PATH" names it.
+const socketPath = process.env.PEER_STABLE_BASE ? stableSocketPath(process.argv[2], process.env.PEER_STABLE_BASE) : process.argv[2];
+server.listen(socketPath).then(() => process.stdout.write(process.env.PEER_STABLE_BASE ? `ready ${socketPath}\n` : 'ready\n'));
 process.on('SIGTERM', () => {
   server.close();
   process.exit(0);

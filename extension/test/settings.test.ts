@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { announcedPort, connectionConfig, parsePortRange, serverArgs } from '../src/settings';
+import { announcedPort, connectionConfig, definitionVersion, parsePortRange, serverArgs } from '../src/settings';
 
 const base = { args: [], protectedPaths: [], readOnly: false, untrusted: 'auto' as const, tools: '' };
 
@@ -32,4 +32,12 @@ test('the announced port is read from the server log line', () => {
 
 test('connection config names one server ide', () => {
   assert.deepEqual(JSON.parse(connectionConfig([{ name: 'w', port: 9960 }])), { mcpServers: { ide: { type: 'http', url: 'http://127.0.0.1:9960/mcp' } } });
+});
+
+test('the definition version changes with the options, so VS Code does not reuse a stale tool list', () => {
+  const a = definitionVersion('0.1.0', '/py', serverArgs(base, '/ws', true));
+  assert.match(a, /^0\.1\.0\+[0-9a-f]{10}$/);
+  assert.equal(a, definitionVersion('0.1.0', '/py', serverArgs(base, '/ws', true)));
+  assert.notEqual(a, definitionVersion('0.1.0', '/py', serverArgs({ ...base, tools: 'core' }, '/ws', true)));
+  assert.notEqual(a, definitionVersion('0.1.0', '/py', serverArgs({ ...base, readOnly: true }, '/ws', true)));
 });

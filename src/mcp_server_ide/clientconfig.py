@@ -12,6 +12,11 @@ describes a running HTTP server instead of launching one over stdio, ``--name`` 
 server entry, ``--tools LIST`` has the server serve a selection (a set such as ``jetbrains`` or ``core``,
 categories, names, ``-name``: see :mod:`.toolsets`; checked here, so a typo fails now rather than
 in the client), and any arguments after ``--`` are passed to the server (e.g. ``-- --read-only``).
+``--dev`` (``vscode`` only, for people writing ``--plugin`` modules) adds VS Code's development block,
+``"dev": {"watch": …, "debug": {"type": "debugpy"}}``: VS Code restarts the server when a watched file
+changes (the plugin modules found in the workspace, else ``src/**/*.py`` or ``**/*.py``; ``--watch GLOB``
+chooses) and can start it under the debugger (the command is then this Python interpreter, as VS Code
+requires for ``debugpy``, and ``debugpyPath`` names this environment's ``debugpy`` when it has one).
 The command is the absolute path of the installed ``mcp-server-ide`` script (the README's form,
 ``/abs/path/to/.venv/bin/mcp-server-ide``), so the snippet works whatever ``PATH`` the client starts
 with; where this installation has no such script (run from a source tree), it is this Python
@@ -59,11 +64,62 @@ def server_entry(
     return entry
 
 
-def documents(client: str, root: Path, name: str, extra: list[str], http: str | None) -> dict[str, Any]:
-    """The configuration file's content for ``client``."""
+def plugin_modules(extra: list[str]) -> list[str]:
+    """The modules named by ``--plugin M`` / ``--plugin=M`` in the server's arguments."""
+    found: list[str] = []
+    for i, arg in enumerate(extra):
+        if arg == "--plugin" and i + 1 < len(extra):
+            found.append(extra[i + 1])
+        elif arg.startswith("--plugin="):
+            found.append(arg.partition("=")[2])
+    return found
+
+
+def watch_globs(root: Path, extra: list[str]) -> list[str]:
+    """What VS Code watches (globs relative to the workspace folder): each ``--plugin`` module's file or
+    package found under the workspace (or its ``src``), else ``src/**/*.py``, else ``**/*.py``."""
+    globs: list[str] = []
+    for module in plugin_modules(extra):
+        rel = Path(*module.split("."))
+        for base in (Path(), Path("src")):
+            if (root / base / rel).is_dir():
+                globs.append(f"{(base / rel).as_posix()}/**/*.py")
+                break
+            if (root / base / rel.with_suffix(".py")).is_file():
+                globs.append((base / rel.with_suffix(".py")).as_posix())
+                break
+    if globs:
+        return list(dict.fromkeys(globs))
+    return ["src/**/*.py"] if (root / "src").is_dir() else ["**/*.py"]
+
+
+def dev_block(root: Path, extra: list[str], watch: list[str] | None) -> dict[str, Any]:
+    """VS Code's ``dev`` block: restart on a change of ``watch`` and debug with debugpy."""
+    globs = watch or watch_globs(root, extra)
+    debug: dict[str, Any] = {"type": "debugpy"}
+    debugpy = Path(sys.executable).parent / "debugpy"
+    if debugpy.is_file():
+        debug["debugpyPath"] = str(debugpy)
+    return {"watch": globs[0] if len(globs) == 1 else globs, "debug": debug}
+
+
+def documents(
+    client: str,
+    root: Path,
+    name: str,
+    extra: list[str],
+    http: str | None,
+    dev: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The configuration file's content for ``client`` (``dev``: VS Code's development block)."""
     if client == "vscode":
         # ${workspaceFolder} keeps .vscode/mcp.json valid if the folder moves or is shared.
-        return {"servers": {name: server_entry("${workspaceFolder}", name, extra, http, vscode=True)}}
+        entry = server_entry("${workspaceFolder}", name, extra, http, vscode=True)
+        if dev is not None and not http:
+            # VS Code debugs a stdio server with debugpy only when its command is a Python interpreter.
+            args = ["-m", "mcp_server_ide", "--workspace", "${workspaceFolder}", *extra]
+            entry = {"type": "stdio", "command": sys.executable, "args": args, "dev": dev}
+        return {"servers": {name: entry}}
     return {"mcpServers": {name: server_entry(str(root), name, extra, http, vscode=False)}}
 
 
@@ -77,13 +133,25 @@ def install_link(payload: dict[str, Any], insiders: bool = False) -> str:
     return f"{scheme}:mcp/install?{quote(json.dumps(payload, separators=(',', ':')), safe='')}"
 
 
-def render(client: str, root: Path, name: str, extra: list[str], http: str | None, only_json: bool) -> str:
-    doc = json.dumps(documents(client, root, name, extra, http), indent=2)
+def render(
+    client: str,
+    root: Path,
+    name: str,
+    extra: list[str],
+    http: str | None,
+    only_json: bool,
+    dev: dict[str, Any] | None = None,
+) -> str:
+    document = documents(client, root, name, extra, http, dev)
+    doc = json.dumps(document, indent=2)
     if only_json:
         return doc
     lines: list[str] = []
     if client == "vscode":
         payload = install_payload(root, name, extra, http)
+        if dev is not None:
+            payload = {"name": name, **document["servers"][name]}
+            payload["args"] = [str(root) if a == "${workspaceFolder}" else a for a in payload["args"]]
         compact = json.dumps(payload, separators=(",", ":"))
         lines += [
             f"# {root / '.vscode' / 'mcp.json'}",
@@ -132,6 +200,17 @@ def main(argv: list[str]) -> int:
         help="the tools the server serves: a set (jetbrains, core, all), categories, names, -name (stdio only)",
     )
     parser.add_argument("--json", action="store_true", help="print only the configuration document")
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        help="vscode: add the development block (restart on a plugin change, debug with debugpy)",
+    )
+    parser.add_argument(
+        "--watch",
+        action="append",
+        metavar="GLOB",
+        help="with --dev: what VS Code watches, relative to the workspace (repeatable)",
+    )
     args = parser.parse_args(argv)
     root = args.workspace.resolve()
     if not root.is_dir():
@@ -143,7 +222,14 @@ def main(argv: list[str]) -> int:
             print(f"mcp-server-ide config: {problem}", file=sys.stderr)
             return 2
         extra = ["--tools", args.tools, *extra]
-    print(render(args.client, root, args.name, extra, args.http, args.json))
+    dev = None
+    if args.dev or args.watch:
+        if args.client != "vscode" or args.http:
+            print("mcp-server-ide config: --dev/--watch describe a stdio server VS Code starts "
+                  "(config vscode, without --http)", file=sys.stderr)  # fmt: skip
+            return 2
+        dev = dev_block(root, extra, args.watch)
+    print(render(args.client, root, args.name, extra, args.http, args.json, dev))
     return 0
 
 

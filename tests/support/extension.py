@@ -7,7 +7,10 @@ cache (:mod:`.npm`), so the default suite needs no ``node_modules`` in the sourc
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 from .apps_host import ESBUILD_VERSION
@@ -52,13 +55,39 @@ def unit_tests(out: Path) -> str:
     return _run([str(node()), "--test", str(out)], timeout=120)
 
 
+def build_wheel() -> Path:
+    """``npm run wheel``: the server's wheel (``pip wheel --no-deps`` of this checkout) in ``dist/server``,
+    which the ``.vsix`` ships so the extension can install the server where none is found."""
+    folder = EXTENSION / "dist" / "server"
+    shutil.rmtree(folder, ignore_errors=True)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "-w",
+            str(folder),
+            str(EXTENSION.parent),
+        ]
+    )
+    (wheel,) = folder.glob("mcp_server_ide-*.whl")
+    return wheel
+
+
 def build_vsix(out: Path) -> Path:
-    """Bundle the extension (``dist/extension.js``) and package it as ``out`` (a ``.vsix``)."""
+    """``npm run package``: bundle the extension (``dist/extension.js``), build the server's wheel and
+    package both as ``out`` (a ``.vsix``)."""
     esbuild = npm_bin("esbuild", ESBUILD_VERSION, "esbuild")
     _run([str(esbuild), "src/extension.ts", "--bundle", "--platform=node", "--format=cjs", "--target=node20",
           "--external:vscode", "--outfile=dist/extension.js", "--log-level=warning"])  # fmt: skip
+    wheel = build_wheel()
     vsce = npm_package("@vscode/vsce", VSCE_VERSION) / "vsce"
     _run(
         [str(node()), str(vsce), "package", "--no-dependencies", "--allow-missing-repository", "-o", str(out)]
     )
+    with zipfile.ZipFile(out) as packed:
+        assert f"extension/dist/server/{wheel.name}" in packed.namelist(), packed.namelist()
     return out
