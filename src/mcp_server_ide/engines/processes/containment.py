@@ -5,8 +5,8 @@ The interface every runner (one-shot commands, jobs, terminals) goes through:
 - :func:`spawn` starts a :class:`Prepared` command in its own session and process group, with
   ``close_fds``, optionally ``PR_SET_PDEATHSIG`` (dies with the server thread that spawned it) and a
   controlling terminal; it returns the ``Popen`` and the :class:`ProcessTree` that tracks it.
-- :func:`hosted_argv` wraps a hosted workspace's command in bubblewrap (own user, mount, pid and
-  network namespaces; only the project's root visible and writable).
+- :func:`hosted_argv` wraps a hosted workspace's command in its sandbox (:mod:`.bubblewrap`: own
+  uid, mount, pid and network namespaces; only the project, at ``/workspace``, visible and writable).
 - :class:`ProcessTree` finds everything the command started (same session or group, descendants
   by parent pid, and any process carrying the run's :data:`~.env.TAG_VAR` tag, which catches
   ``setsid -f`` daemons) and kills it: SIGTERM, a grace period, then SIGSTOP + SIGKILL rounds until
@@ -80,29 +80,14 @@ class Prepared:
 
 
 def hosted_argv(ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False) -> list[str]:
-    """Wrap ``argv`` in bubblewrap for a hosted workspace: only its own root is visible and writable.
+    """Wrap ``argv`` in the hosted workspace's sandbox (:func:`.bubblewrap.wrap`): its own uid, pid
+    and network namespaces, only its project visible (at ``/workspace``) and writable.
 
     ``tty``: the command runs on our own pty (a terminal), which keeps its session so job control
     works; anything else gets a new session (no terminal to inject keystrokes into)."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        raise ToolFailure(
-            "unavailable: commands in a hosted workspace run in a bubblewrap sandbox and `bwrap` is not "
-            "installed on this server (rule: hosted commands are always sandboxed)",
-            kind="unavailable",
-        )
-    wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    # Hide the server's home (credentials), its state and the other projects beside this one.
-    hidden = {os.path.expanduser("~"), str(ws.state_home), *(str(Path(r).parent) for r in ws.roots)}
-    for folder in sorted(h for h in hidden if h not in ("/", "") and os.path.isdir(h)):
-        wrapped += ["--tmpfs", folder]
-    for root in ws.roots:
-        wrapped += ["--bind", str(root), str(root)]
-    wrapped += ["--unshare-all", "--die-with-parent", "--uid", "1000", "--gid", "1000"]
-    if not tty:
-        wrapped.append("--new-session")
-    wrapped += ["--chdir", str(cwd), "--", *argv]
-    return wrapped
+    from .bubblewrap import wrap
+
+    return wrap(ws, argv, cwd, tty=tty)
 
 
 _ALL_TREES: weakref.WeakSet[ProcessTree] = weakref.WeakSet()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 GiB = 1 << 30
 
@@ -47,6 +47,17 @@ class Limits:
     command: CommandLimits = field(default_factory=CommandLimits)
     workspace_pids: int | None = 4096
     workspace_memory: int | None = field(default_factory=lambda: _ram() * 3 // 4)
+
+
+def within_quota(limits: Limits | None, quota: int | None) -> Limits | None:
+    """``limits`` with a command's file size limit no larger than a disk quota (None: unchanged)."""
+    if not quota:
+        return limits
+    base = limits if limits is not None else Limits()
+    size = base.command.file_size
+    if size is not None and size <= quota:
+        return limits
+    return replace(base, command=replace(base.command, file_size=quota))
 
 
 def parse_size(text: str) -> int:
