@@ -570,15 +570,15 @@ def test_hosted_commands_run_in_a_sandbox(ws_path: Path, tmp_path: Path) -> None
     hosted = Workspace.open(ws_path, policy=Policy(hosted=True))
     try:
         done = processes.run(
-            f"id -u; touch made-inside; ls {ws_path.parent} 2>/dev/null | wc -l; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
-            f"ls ~ | wc -l; cat {ws_path.parent}/other-tenant/secret.txt",
+            f"id -u; touch made-inside; ls -A {ws_path.parent}; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
+            f"ls -A ~ | wc -l; cat {ws_path.parent}/other-tenant/secret.txt",
             ws=hosted,
             timeout_s=30,
         )
         lines = done.stdout.splitlines()
         assert int(lines[0]) not in (0, os.getuid())  # another user
         assert (ws_path / "made-inside").exists()  # the workspace is writable
-        assert lines[1] == "0"  # the projects beside it are hidden (it is at /workspace)
+        assert lines[1] == ws_path.name  # the projects beside it are hidden
         assert lines[2] == "lo"  # no network
         assert lines[3] == "0"  # the server's home is hidden
         assert "theirs" not in done.stdout and done.exit_code != 0

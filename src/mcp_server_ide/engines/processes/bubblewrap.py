@@ -6,12 +6,12 @@ What a command of a hosted workspace sees (SECURITY.md §6):
   and the ``/bin``, ``/lib``… links) and of the server's own Python (language servers and the
   tools the server ships run on it); ``/dev``; its own ``/proc`` (its own pid namespace: it sees
   only its own processes); its own ``/tmp``, a tmpfs limited in size (:func:`tmp_size`);
-- its project's folder at ``/workspace``, read-write (a language server's also at its real path,
-  so the file URIs it is sent agree); nothing of the other projects, the server's home, state or
-  data folder;
+- its project's folder at ``/workspace``, read-write, and at its real path too (so the absolute
+  paths of tool answers, run configurations and language-server URIs agree; the folders on the way
+  hold nothing else); nothing of the other projects, the server's home, state or data folder;
 - a uid and gid of its own (:func:`project_uid`), no capabilities, ``no_new_privs``, no further
   user namespaces;
-- a clean environment (:func:`sandbox_env`): ``PATH``, ``HOME=/tmp``, ``LANG``, ``TERM``, and the
+- a clean environment (:func:`sandbox_env`): ``PATH``, ``HOME=/tmp/home``, ``LANG``, ``TERM``, and the
   variables the command was given, nothing of the server's;
 - no network (a network namespace with only ``lo``) unless the workspace's ``Policy.network``.
 
@@ -33,7 +33,7 @@ import stat
 import sys
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 MOUNT = "/workspace"
 """Where the project's folder is inside its sandbox."""
+HOME = "/tmp/home"
+"""A sandboxed command's ``HOME``: empty at each start, in its ``/tmp``."""
 UID_BASE = 10_000_000
 """Project uids are ``UID_BASE + n``: far above the uids of people and the usual subordinate ranges."""
 UID_SPAN = 1 << 30
@@ -85,7 +87,7 @@ def sandbox_env(
 
     Nothing comes from the server's environment (no ``PATH`` of the server, no home, no proxies)."""
     given = child_env(extra, term=term)  # checks the names and values of ``extra``
-    env = {"PATH": SANDBOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp", "USER": "workspace"}
+    env = {"PATH": SANDBOX_PATH, "HOME": HOME, "LANG": "C.UTF-8", "TMPDIR": "/tmp", "USER": "workspace"}
     if term is not None:
         env["TERM"] = term
     for name, value in (extra or {}).items():
@@ -136,6 +138,13 @@ def _runtime_folders() -> list[str]:
     return kept
 
 
+def _may_show(ws: Workspace, folder: str) -> bool:
+    """Whether a folder may be shown read-only: not ``/``, not the server's home or state, nor a
+    folder holding them or the projects (a language server's install below them is fine)."""
+    hidden = {os.path.expanduser("~"), str(ws.state_home), *(str(r.parent) for r in ws.roots)}
+    return folder not in ("/", "") and not any(h == folder or h.startswith(folder + "/") for h in hidden)
+
+
 class _Binds:
     """bwrap mount arguments; the folders on the way to a mount point are made ``0755`` (bwrap
     makes them ``0700``, which the project's uid could not pass)."""
@@ -165,15 +174,18 @@ def wrap(
     *,
     tty: bool = False,
     network: bool | None = None,
-    real_paths: bool = False,
+    real_paths: bool = True,
+    readonly: Sequence[Path] = (),
 ) -> list[str]:
     """``argv`` wrapped to run in the workspace's sandbox, in ``cwd`` (a host path inside a root).
 
     ``tty``: the command runs on our own pty (a terminal) and keeps its session so job control
     works; anything else gets a new session (no terminal to inject keystrokes into). ``network``:
     overrides the workspace's ``Policy.network``. ``real_paths``: the roots are also at their host
-    paths (a language server: the file URIs it is sent are the server's); else, and for the
-    primary root always, at ``/workspace``; other roots (multi-root) are at their host paths."""
+    paths (what the tools answer, a run configuration's ``${workspaceFolder}``, the file URIs a
+    language server is sent), the folders on the way holding nothing else; the primary root is at
+    ``/workspace`` always.
+    ``readonly``: more host folders shown read-only (a language server's own install)."""
     bwrap = _tool("bwrap")
     uid = project_uid(ws)
     as_root = os.geteuid() == 0
@@ -183,9 +195,13 @@ def wrap(
     binds = _Binds()
     binds.args += _system_binds()
     binds.args += ["--dev", "/dev", "--proc", "/proc", "--size", str(tmp_size(ws)), "--tmpfs", "/tmp"]
-    binds.args += ["--symlink", "/tmp", "/var/tmp"]
+    binds.args += ["--symlink", "/tmp", "/var/tmp", "--perms", "01777", "--dir", HOME]
     binds._made.update({"/tmp", "/dev", "/proc", "/var"} | {f"/{n}" for n in SYSTEM_FOLDERS})
-    for folder in _runtime_folders():
+    shown = _runtime_folders()
+    for folder in sorted({str(f) for f in readonly}):
+        if not any(folder == k or folder.startswith(k + "/") for k in shown) and _may_show(ws, folder):
+            shown.append(folder)
+    for folder in shown:
         binds.add("--ro-bind", folder, folder)
     if share_net and os.path.isdir("/run/systemd/resolve"):
         binds.add("--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve")

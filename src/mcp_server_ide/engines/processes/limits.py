@@ -139,7 +139,7 @@ def output_hit(stderr: bytes, limits: CommandLimits) -> str | None:
     """A file size limit a program met without dying of it (it ignores SIGXFSZ, as Python does,
     and reports EFBIG: ``File too large``), else None."""
     if limits.file_size and b"File too large" in stderr:
-        return f"file size limit {_size(limits.file_size)} reached (File too large)"
+        return f"file size limit {human_size(limits.file_size)} reached (File too large)"
     return None
 
 
@@ -147,13 +147,13 @@ def signal_hit(returncode: int | None, limits: CommandLimits) -> str | None:
     """The rlimit a command's end signal reports (SIGXFSZ, SIGXCPU), in words, else None. A shell
     reports its child's signal as 128 + the signal's number, which counts too."""
     if returncode in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) and limits.file_size:
-        return f"file size limit {_size(limits.file_size)} reached (SIGXFSZ)"
+        return f"file size limit {human_size(limits.file_size)} reached (SIGXFSZ)"
     if returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU) and limits.cpu_s:
         return f"CPU time limit {limits.cpu_s} s reached (SIGXCPU)"
     return None
 
 
-def _size(n: int) -> str:
+def human_size(n: int) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
             return f"{n / size:g} {unit}"
