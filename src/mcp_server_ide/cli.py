@@ -109,6 +109,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http-body-timeout", type=float, default=30.0, help="seconds a request body may take")
     p.add_argument("--http-max-connections", type=int, default=256, help="open HTTP connections at most")
     p.add_argument(
+        "--rate-limit", type=float, default=0.0, help="HTTP requests a second per caller (0 = none)"
+    )
+    p.add_argument(
+        "--rate-burst", type=int, default=0, help="HTTP requests a caller may make at once (0 = 2x rate)"
+    )
+    p.add_argument(
+        "--max-concurrent", type=int, default=0, help="HTTP requests in flight per caller (0 = none)"
+    )
+    p.add_argument(
+        "--rate-key-header",
+        metavar="NAME",
+        help="tell callers apart by this header (set by a trusted proxy); default: token, else address",
+    )
+    p.add_argument(
         "--protect",
         action="append",
         default=[],
@@ -242,6 +256,12 @@ def main(argv: list[str] | None = None) -> int:
             limits=http.ConnectionLimits(
                 args.http_header_timeout, args.http_body_timeout, args.http_max_connections
             ),
+            rate=http.RateSettings(
+                rate=args.rate_limit,
+                burst=args.rate_burst,
+                max_concurrent=args.max_concurrent,
+                key_header=args.rate_key_header,
+            ),
         )
         anyio.run(http.serve, server, runner, workspaces, settings)
     else:
@@ -271,6 +291,7 @@ def _take_token(args: argparse.Namespace) -> bool:
 def _server_options(args: argparse.Namespace) -> dict[str, object]:
     """The options a server build reads (what its ``initialize`` answer may derive from)."""
     skip = {"workspace", "log_level", "version", "http", "host", "port", "stateless", "token", "token_file"}
+    skip |= {"rate_limit", "rate_burst", "max_concurrent", "rate_key_header"}
     return {k: v for k, v in vars(args).items() if k not in skip}
 
 

@@ -194,7 +194,8 @@ def wrap(
     share_net = ws.policy.network if network is None else network
     binds = _Binds()
     binds.args += _system_binds()
-    binds.args += ["--dev", "/dev", "--proc", "/proc", "--size", str(tmp_size(ws)), "--tmpfs", "/tmp"]
+    binds.args += ["--dev", "/dev", "--proc", "/proc", "--perms", "01777", "--size", str(tmp_size(ws))]
+    binds.args += ["--tmpfs", "/tmp"]
     binds.args += ["--symlink", "/tmp", "/var/tmp", "--perms", "01777", "--dir", HOME]
     binds._made.update({"/tmp", "/dev", "/proc", "/var"} | {f"/{n}" for n in SYSTEM_FOLDERS})
     shown = _runtime_folders()
