@@ -217,3 +217,27 @@ async def test_a_project_cannot_read_files_only_root_may_read(mcp: Any, projects
     async with mcp(a, policy=Policy(hosted=True, confirm_policy="allow")) as ca:
         done = await run(ca, "head -c 5 /etc/shadow 2>&1; cat /proc/self/uid_map 2>&1")
         assert "root:" not in done["stdout"] and "Permission denied" in done["stdout"], done
+
+
+def test_a_project_s_cpu_bandwidth_is_its_cgroup_s(projects: tuple[Path, Path]) -> None:
+    """``Limits.workspace_cpus`` (``--workspace-cpus``) is the CFS quota of the project's cgroup."""
+    from mcp_server_ide.engines import processes
+    from mcp_server_ide.engines.processes import cgroups, containment
+    from mcp_server_ide.workspace import Workspace
+
+    hierarchy = cgroups.detect()
+    if hierarchy is None or "cpu" not in hierarchy.controllers:
+        pytest.skip("no writable cpu cgroup controller here")
+    a, _ = projects
+    limits = Limits(workspace_cpus=0.25)
+    ws = Workspace.open(a, policy=Policy(hosted=True, limits=limits))
+    try:
+        assert processes.run("true", ws=ws, timeout_s=30).exit_code == 0
+        group = containment._WS_GROUPS[ws]
+        folder = group.dirs["cpu"] if hierarchy.version == 1 else group.dirs["unified"]
+        quota = (
+            (folder / ("cpu.cfs_quota_us" if hierarchy.version == 1 else "cpu.max")).read_text().split()[0]
+        )
+        assert quota == "25000"
+    finally:
+        ws.close()

@@ -189,6 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
             str,
             "memory of all commands together (default 3/4 RAM)",
         ),
+        (
+            "--workspace-cpus",
+            "MCP_IDE_WORKSPACE_CPUS",
+            float,
+            "CPU cores all commands together may keep busy (default none)",
+        ),
     ):
         limits.add_argument(flag, type=kind, default=os.environ.get(env), help=f"{what} (or env {env})")
     p.add_argument(
@@ -316,6 +322,7 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
             file_size=args.limit_file_size,
             workspace_pids=_int_or_none(args.workspace_pids),
             workspace_memory=args.workspace_memory,
+            workspace_cpus=args.workspace_cpus,
         )
     except ValueError as exc:
         raise SystemExit(

@@ -151,6 +151,7 @@ def spawn(
             command=CommandLimits(pids=base.command.pids, memory=None, file_size=base.command.file_size),
             workspace_pids=base.workspace_pids,
             workspace_memory=base.workspace_memory,
+            workspace_cpus=base.workspace_cpus,
         )
         argv = wrap(ws, argv, Path(cwd), readonly=program_folders(argv))
         env = sandbox_env(env, tag=tag)

@@ -333,7 +333,7 @@ def _workspace_cgroup(
         group = cgroups.Cgroup.create(hierarchy, hierarchy.new_dir_name())
         if group is None:
             return None
-        group.set_limits(limits.workspace_pids, limits.workspace_memory)
+        group.set_limits(limits.workspace_pids, limits.workspace_memory, limits.workspace_cpus)
         if workspace is not None:
             _WS_GROUPS[workspace] = group
         else:

@@ -10,8 +10,9 @@ user, so it is set to the user's current count plus the limit).
 Defaults stop a fork bomb (1024 processes a command, 4096 a workspace) and a disk filler (4 GiB a
 file) and leave builds alone (memory: half the RAM a command, three quarters a workspace; no CPU
 limit, the timeout bounds one-shot commands). Options: ``--limit-pids``, ``--limit-memory``,
-``--limit-cpu``, ``--limit-file-size``, ``--workspace-pids``, ``--workspace-memory`` (or the env
-vars ``MCP_IDE_LIMIT_PIDS``…); 0 turns a limit off.
+``--limit-cpu``, ``--limit-file-size``, ``--workspace-pids``, ``--workspace-memory``,
+``--workspace-cpus`` (CPU bandwidth, cgroup ``cpu`` controller; default none) (or the env vars
+``MCP_IDE_LIMIT_PIDS``…); 0 turns a limit off.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class Limits:
     command: CommandLimits = field(default_factory=CommandLimits)
     workspace_pids: int | None = 4096
     workspace_memory: int | None = field(default_factory=lambda: _ram() * 3 // 4)
+    workspace_cpus: float | None = None
+    """CPU cores all the workspace's commands together may keep busy (cgroup CPU bandwidth)."""
 
 
 def within_quota(limits: Limits | None, quota: int | None) -> Limits | None:
@@ -86,6 +89,7 @@ def from_options(
     file_size: str | None = None,
     workspace_pids: int | None = None,
     workspace_memory: str | None = None,
+    workspace_cpus: float | None = None,
 ) -> Limits:
     """Limits from CLI options (None: the default)."""
     base, cmd = Limits(), CommandLimits()
@@ -102,6 +106,7 @@ def from_options(
             if workspace_memory is not None
             else base.workspace_memory
         ),
+        workspace_cpus=(workspace_cpus or None) if workspace_cpus is not None else base.workspace_cpus,
     )
 
 
