@@ -241,3 +241,20 @@ def test_a_project_s_cpu_bandwidth_is_its_cgroup_s(projects: tuple[Path, Path]) 
         assert quota == "25000"
     finally:
         ws.close()
+
+
+def test_the_hosted_service_s_project_policy() -> None:
+    from mcp_server_ide.engines.processes.bubblewrap import UID_BASE
+    from mcp_server_ide.hosted.sandbox import SandboxSettings, project_policy, project_uid
+
+    policy = project_policy(7, SandboxSettings(quota=5 << 20, network=True), confirm_policy="allow")
+    assert (policy.hosted, policy.network, policy.disk_quota, policy.confirm_policy) == (
+        True,
+        True,
+        5 << 20,
+        "allow",
+    )
+    assert policy.sandbox_uid == project_uid(7) == UID_BASE + 7 != project_uid(8)
+    assert policy.limits is not None and policy.limits.workspace_cpus == 1.0
+    with pytest.raises(ValueError, match="a project number is 1 to"):
+        project_uid(0)
