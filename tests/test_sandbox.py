@@ -11,6 +11,7 @@ writable by A's commands. Timings are never asserted (B's latency under A's load
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import socket
 from collections.abc import AsyncIterator, Callable
@@ -258,3 +259,26 @@ def test_the_hosted_service_s_project_policy() -> None:
     assert policy.limits is not None and policy.limits.workspace_cpus == 1.0
     with pytest.raises(ValueError, match="a project number is 1 to"):
         project_uid(0)
+
+
+async def test_run_configurations_with_several_steps_run_in_the_sandbox(
+    mcp: Any, projects: tuple[Path, Path]
+) -> None:
+    a, _ = projects
+    (a / ".vscode").mkdir()
+    (a / ".vscode/tasks.json").write_text(
+        '{"version": "2.0.0", "tasks": ['
+        '{"label": "one", "type": "shell", "command": "echo one-$(id -u) >> order.txt"},'
+        '{"label": "two", "type": "shell", "command": "pwd >> order.txt"},'
+        '{"label": "both", "dependsOn": ["one", "two"], "dependsOrder": "sequence"}]}'
+    )
+    async with sessions(mcp, a) as (ca,):
+        uid = (await run(ca, "id -u"))["stdout"].strip()
+        started = (await ca.call_tool("run_configuration", {"configName": "both"})).content[0].text
+        found = re.search(r"jobId: (job-\d+)", started)
+        assert found, started
+        job = found.group(1)
+        out = payload(await ca.call_tool("get_job_output", {"jobId": job, "waitMs": 30000}))
+        assert out.get("exitCode") == 0, out
+        first, second = (a / "order.txt").read_text().split()
+        assert first == f"one-{uid}" and second in ("/workspace", str(a))  # the project's uid, its folder

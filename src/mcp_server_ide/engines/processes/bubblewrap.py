@@ -125,9 +125,11 @@ def _system_binds() -> list[str]:
 
 
 def _runtime_folders() -> list[str]:
-    """The server's own Python (its virtualenv and the interpreter under it), shown read-only."""
+    """The server's own Python (its virtualenv, the interpreter under it, this package: the
+    multi-step runner of run configurations is one of its files), shown read-only."""
     folders: set[str] = set()
-    for prefix in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))):
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for prefix in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)), package):
         real = os.path.realpath(prefix)
         if real not in ("/", "") and not any(real.startswith(f"/{n}/") for n in SYSTEM_FOLDERS):
             folders.add(real)
@@ -176,6 +178,7 @@ def wrap(
     network: bool | None = None,
     real_paths: bool = True,
     readonly: Sequence[Path] = (),
+    shared: Sequence[Path] = (),
 ) -> list[str]:
     """``argv`` wrapped to run in the workspace's sandbox, in ``cwd`` (a host path inside a root).
 
@@ -185,7 +188,9 @@ def wrap(
     paths (what the tools answer, a run configuration's ``${workspaceFolder}``, the file URIs a
     language server is sent), the folders on the way holding nothing else; the primary root is at
     ``/workspace`` always.
-    ``readonly``: more host folders shown read-only (a language server's own install)."""
+    ``readonly``: more host folders shown read-only (a language server's own install); ``shared``:
+    folders of the server's shown read-write at their paths, given to the project's uid (a
+    multi-step run's plan and progress files)."""
     bwrap = _tool("bwrap")
     uid = project_uid(ws)
     as_root = os.geteuid() == 0
@@ -206,6 +211,10 @@ def wrap(
         binds.add("--ro-bind", folder, folder)
     if share_net and os.path.isdir("/run/systemd/resolve"):
         binds.add("--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve")
+    for folder in shared:
+        if as_root:
+            adopt(folder, uid)
+        binds.add("--bind", str(folder), str(folder))
     binds.add("--bind", str(ws.root), MOUNT)
     for root in ws.roots:
         if real_paths or root != ws.root:

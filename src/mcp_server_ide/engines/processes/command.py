@@ -88,6 +88,7 @@ def prepare(
     env: Mapping[str, str | None] | None = None,
     shell: str | None = None,
     term: str | None = None,
+    shared: Sequence[Path] = (),
 ) -> Prepared:
     """Check and resolve everything before a process starts (nothing is spawned here)."""
     argv = command_argv(command, shell)
@@ -100,7 +101,7 @@ def prepare(
         from .limits import within_quota
 
         child = sandbox_env(env, term=term, tag=tag)  # nothing of the server's environment
-        argv = hosted_argv(ws, argv, where, tty=term is not None)
+        argv = hosted_argv(ws, argv, where, tty=term is not None, shared=shared)
         limits = within_quota(limits, ws.policy.disk_quota)
     else:
         child = child_env(env, term=term)

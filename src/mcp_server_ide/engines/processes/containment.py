@@ -43,7 +43,7 @@ import termios
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -79,7 +79,9 @@ class Prepared:
     workspace: object | None = None
 
 
-def hosted_argv(ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False) -> list[str]:
+def hosted_argv(
+    ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False, shared: Sequence[Path] = ()
+) -> list[str]:
     """Wrap ``argv`` in the hosted workspace's sandbox (:func:`.bubblewrap.wrap`): its own uid, pid
     and network namespaces, only its project visible (at ``/workspace``) and writable.
 
@@ -87,7 +89,7 @@ def hosted_argv(ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False)
     works; anything else gets a new session (no terminal to inject keystrokes into)."""
     from .bubblewrap import wrap
 
-    return wrap(ws, argv, cwd, tty=tty)
+    return wrap(ws, argv, cwd, tty=tty, shared=shared)
 
 
 _ALL_TREES: weakref.WeakSet[ProcessTree] = weakref.WeakSet()
