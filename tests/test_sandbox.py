@@ -282,3 +282,14 @@ async def test_run_configurations_with_several_steps_run_in_the_sandbox(
         assert out.get("exitCode") == 0, out
         first, second = (a / "order.txt").read_text().split()
         assert first == f"one-{uid}" and second in ("/workspace", str(a))  # the project's uid, its folder
+
+
+async def test_a_filler_of_many_small_files_is_stopped_at_the_quota(
+    mcp: Any, projects: tuple[Path, Path]
+) -> None:
+    """Each file is under the file size limit: the quota's watchdog stops the command."""
+    a, _ = projects
+    async with sessions(mcp, a) as (ca,):
+        done = await run(ca, "mkdir -p many; for i in $(seq 2000); do head -c 1M /dev/zero > many/f$i; done")
+        assert "disk quota 8 MiB reached" in done.get("limitHit", ""), done
+        assert len(list((a / "many").iterdir())) < 2000  # stopped long before it was done

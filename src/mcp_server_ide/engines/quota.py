@@ -8,7 +8,10 @@ file or keeps its size always passes, so a project over its quota can still be c
 
 Commands cannot go past it either with one file: their file size limit (``RLIMIT_FSIZE``) is at
 most the quota (``limits.within_quota``), and their ``/tmp`` is a tmpfs no larger than it
-(``processes.bubblewrap``).
+(``processes.bubblewrap``). Nor with many: while a hosted workspace with a quota has commands
+running, a watchdog thread counts its files again every :data:`WATCH_S` seconds (less often when
+counting takes long: at most a tenth of one core) and, once they pass the quota, kills every
+command of the workspace, each reporting ``limitHit: disk quota … reached``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
 
 RECOUNT_S = 5.0
 """How old a count may be before a write counts the workspace again."""
+WATCH_S = 0.5
+"""How often the watchdog counts a workspace's files while its commands run (at the least)."""
 
 
 def count_bytes(root: Path) -> int:
@@ -59,6 +64,7 @@ class Usage:
         self._lock = threading.Lock()
         self._total: int | None = None
         self._counted_at = 0.0
+        self._watching = False
 
     def total(self) -> int:
         with self._lock:
@@ -89,6 +95,38 @@ class Usage:
                 )
             self._total = max(0, after)
 
+    def watch(self) -> None:
+        """Start the watchdog thread unless it runs (it ends when the workspace runs nothing)."""
+        with self._lock:
+            if self._watching:
+                return
+            self._watching = True
+        threading.Thread(target=self._watch, name="mcp-ide-quota", daemon=True).start()
+
+    def _watch(self) -> None:
+        from .processes import containment
+
+        try:
+            idle = 0
+            while idle < 3:
+                started = time.monotonic()
+                total = sum(count_bytes(r) for r in self.ws.roots)
+                took = time.monotonic() - started
+                with self._lock:
+                    self._total, self._counted_at = total, time.monotonic()
+                quota = self.ws.policy.disk_quota
+                if quota and total > quota:
+                    containment.stop_workspace(
+                        self.ws,
+                        f"disk quota {human_size(quota)} reached (the project's files took "
+                        f"{human_size(total)}; every command of the project was stopped)",
+                    )
+                idle = 0 if containment.workspace_busy(self.ws) else idle + 1
+                time.sleep(max(WATCH_S, took * 10))
+        finally:
+            with self._lock:
+                self._watching = False
+
     def forget(self, size: int) -> None:
         """A file of ``size`` bytes was deleted."""
         with self._lock:
@@ -106,3 +144,9 @@ def released(ws: Workspace, size: int) -> None:
     """A file of ``size`` bytes left the workspace (nothing without a quota)."""
     if ws.policy.disk_quota:
         ws.service(Usage).forget(size)
+
+
+def watch(ws: Workspace) -> None:
+    """Watch a workspace with a quota while its commands run (see the module's docstring)."""
+    if ws.policy.disk_quota:
+        ws.service(Usage).watch()

@@ -196,6 +196,10 @@ def wrap(
     as_root = os.geteuid() == 0
     if as_root:
         adopt_workspace(ws, uid)
+    if ws.policy.disk_quota:
+        from .. import quota
+
+        quota.watch(ws)
     share_net = ws.policy.network if network is None else network
     binds = _Binds()
     binds.args += _system_binds()

@@ -343,6 +343,33 @@ def _workspace_cgroup(
         return group
 
 
+def workspace_busy(workspace: object) -> bool:
+    """Whether anything runs in the workspace's cgroup (False without one)."""
+    group = _WS_GROUPS.get(workspace)
+    return bool(group is not None and group.pids())
+
+
+def stop_workspace(workspace: object, reason: str) -> int:
+    """Kill every command of the workspace (the trees in its cgroup), each reporting ``reason`` as
+    the limit it hit; returns how many were stopped. Blocking."""
+    group = _WS_GROUPS.get(workspace)
+    if group is None:
+        return 0
+    mine = [
+        t
+        for t in all_trees()
+        if not t.done
+        and t.group is not None
+        and t.group.cgroup is not None
+        and any(d.parent == group.dirs.get(k) for k, d in t.group.cgroup.dirs.items())
+    ]
+    for tree in mine:
+        tree.limit_hit = reason
+    for tree in mine:
+        tree.kill(grace_s=0)
+    return len(mine)
+
+
 def _bwrap_pidns() -> str | None:
     return shutil.which("bwrap") if cgroups.mode() in ("auto", "pidns") else None
 
