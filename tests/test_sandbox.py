@@ -293,3 +293,22 @@ async def test_a_filler_of_many_small_files_is_stopped_at_the_quota(
         done = await run(ca, "mkdir -p many; for i in $(seq 2000); do head -c 1M /dev/zero > many/f$i; done")
         assert "disk quota 8 MiB reached" in done.get("limitHit", ""), done
         assert len(list((a / "many").iterdir())) < 2000  # stopped long before it was done
+
+
+async def test_a_project_s_commands_share_its_pids_limit(mcp: Any, projects: tuple[Path, Path]) -> None:
+    """A job holding 40 processes leaves a project limited to 50 room for 10 more, whatever each
+    command's own limit: the next command's forks fail on the project's limit, and it says so."""
+    a, _ = projects
+    limits = Limits(command=CommandLimits(pids=1000, memory=None, file_size=None), workspace_pids=50)
+    async with sessions(mcp, a, limits=limits) as (ca,):
+        job = payload(
+            await ca.call_tool("start_job", {"command": "for i in $(seq 40); do sleep 300 & done; wait"})
+        )
+        try:
+            filled = await run(ca, "sleep 1; ls /proc | grep -c '^[0-9]'")  # its own namespace: not the job's
+            assert filled["exitCode"] == 0, filled
+            # dash, not bash: bash retries a refused fork for seconds, dash gives up at once
+            done = await run(ca, "exec sh -c 'for i in $(seq 30); do sleep 3 & done; wait'")
+            assert "workspace pids limit 50 reached" in done.get("limitHit", ""), done
+        finally:
+            await ca.call_tool("cancel_job", {"jobId": job["jobId"]})

@@ -297,21 +297,38 @@ class Cgroup:
                 _write(freezer / "freezer.state", "THAWED")  # a frozen process cannot die
             time.sleep(0.002)
 
-    def limit_hit(self) -> str | None:
-        """What limit the command ran into, in words (``pids limit 1024 reached``), else None."""
+    def pids_max(self) -> int | None:
+        """This cgroup's ``pids.max`` (None: no limit, or no pids controller)."""
         d = self._dir("pids")
-        if d is not None and _event(d / "pids.events", "max") > 0:
-            return f"pids limit {_read(d / 'pids.max').strip()} reached (fork failed)"
+        value = _read(d / "pids.max").strip() if d is not None else ""
+        return int(value) if value.isdigit() else None
+
+    def counters(self) -> tuple[int, int]:
+        """How often this cgroup's own limits were hit so far: (forks refused, out-of-memory kills)."""
+        d = self._dir("pids")
+        forks = _event(d / "pids.events", "max") if d is not None else 0
         d = self._dir("memory")
+        kills = 0
         if d is not None:
-            if self.hierarchy.version == 2:
-                killed = _event(d / "memory.events", "oom_kill")
-                limit = _read(d / "memory.max").strip()
-            else:
-                killed = _event(d / "memory.oom_control", "oom_kill")
-                limit = _read(d / "memory.limit_in_bytes").strip()
-            if killed > 0:
-                return f"memory limit {_human(limit)} reached (killed by the out-of-memory killer)"
+            name = "memory.events" if self.hierarchy.version == 2 else "memory.oom_control"
+            kills = _event(d / name, "oom_kill")
+        return forks, kills
+
+    def limit_hit(self, since: tuple[int, int] = (0, 0), whose: str = "") -> str | None:
+        """What limit the command ran into, in words (``pids limit 1024 reached``), else None.
+
+        ``since``: the :meth:`counters` before the command started (a workspace's cgroup counts
+        for all its commands); ``whose``: put before the words (``workspace``)."""
+        forks, kills = self.counters()
+        prefix = f"{whose} " if whose else ""
+        d = self._dir("pids")
+        if d is not None and forks > since[0]:
+            return f"{prefix}pids limit {_read(d / 'pids.max').strip()} reached (fork failed)"
+        d = self._dir("memory")
+        if d is not None and kills > since[1]:
+            name = "memory.max" if self.hierarchy.version == 2 else "memory.limit_in_bytes"
+            limit = _read(d / name).strip()
+            return f"{prefix}memory limit {_human(limit)} reached (killed by the out-of-memory killer)"
         return None
 
     def remove(self) -> None:

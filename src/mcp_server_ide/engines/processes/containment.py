@@ -284,9 +284,17 @@ def _make_preexec(*, pdeathsig: bool, ctty: bool) -> Callable[[], None] | None:
 class Group:
     """A command's containment that its members cannot leave: a cgroup, or a pid namespace."""
 
-    def __init__(self, limits: CommandLimits, cgroup: cgroups.Cgroup | None = None) -> None:
+    def __init__(
+        self,
+        limits: CommandLimits,
+        cgroup: cgroups.Cgroup | None = None,
+        parent: cgroups.Cgroup | None = None,
+    ) -> None:
         self.limits = limits
         self.cgroup = cgroup
+        self.parent = parent
+        """The workspace's cgroup (its totals), with its counters when the command started."""
+        self._parent_since = parent.counters() if parent is not None else (0, 0)
         self._checked = False
         self._cgroup_hit: str | None = None
         self.pidns = False
@@ -309,7 +317,15 @@ class Group:
     def _snapshot(self) -> str | None:
         if not self._checked and self.cgroup is not None:
             self._checked = True
-            self._cgroup_hit = self.cgroup.limit_hit()
+            parent_hit = self.parent.limit_hit(self._parent_since, "workspace") if self.parent else None
+            own_hit = self.cgroup.limit_hit()
+            if own_hit and own_hit.startswith("pids") and self.parent is not None and not parent_hit:
+                # cgroup v1 counts a refused fork in the forking cgroup only, whichever limit
+                # refused it: when the workspace's is the lower one, it is the one that was hit.
+                own, total = self.cgroup.pids_max(), self.parent.pids_max()
+                if total is not None and (own is None or total < own):
+                    own_hit = f"workspace pids limit {total} reached (fork failed)"
+            self._cgroup_hit = parent_hit or own_hit
         return self._cgroup_hit
 
     def limit_hit(self, returncode: int | None) -> str | None:
@@ -410,13 +426,13 @@ def contain_argv(
     limits = limits if limits is not None else Limits()
     cmd = limits.command
     hierarchy = cgroups.detect() if cgroups.mode() in ("auto", "cgroup-v1", "cgroup-v2") else None
-    cgroup = None
+    cgroup = parent = None
     if hierarchy is not None:
         parent = _workspace_cgroup(hierarchy, limits, workspace)
         cgroup = cgroups.Cgroup.create(hierarchy, f"cmd-{tag}", parent) if parent is not None else None
         if cgroup is not None:
             cgroup.set_limits(cmd.pids, cmd.memory)
-    group = Group(cmd, cgroup)
+    group = Group(cmd, cgroup, parent if cgroup is not None else None)
     lines: list[str] = ulimit_lines(
         cmd,
         cgroup_pids=cgroup is not None and cgroup.has("pids"),
