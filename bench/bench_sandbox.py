@@ -1,7 +1,7 @@
 """Sandbox isolation benchmark (issue 16, acceptance 2): project B's latency while project A runs hogs.
 
-Two hosted projects (``Policy(hosted=True)``: bubblewrap, own uid, own cgroup with its limits, a
-disk quota) served by one process, each through its own SDK ``Client`` session:
+Two hosted projects (``Policy(hosted=True)``: bubblewrap, own uid, own cgroup with its limits,
+one CPU core each as the hosted service's default, a disk quota) served by one process, each through its own SDK ``Client`` session:
 
 - B: a read/search mix (``get_file_text_by_path``, ``search_in_files_content``,
   ``list_files_in_folder``, ``find_files_by_name_substring``) on a 300-file project;
@@ -65,6 +65,7 @@ def policy(**extra: Any) -> Any:
         command=CommandLimits(pids=128, memory=256 * MiB, cpu_s=None, file_size=None),
         workspace_pids=256,
         workspace_memory=512 * MiB,
+        workspace_cpus=1.0,  # the hosted service's default: one core a project
     )
     return Policy(hosted=True, confirm_policy="allow", limits=limits, disk_quota=64 * MiB, **extra)
 
