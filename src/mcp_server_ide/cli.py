@@ -111,6 +111,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http-body-timeout", type=float, default=30.0, help="seconds a request body may take")
     p.add_argument("--http-max-connections", type=int, default=256, help="open HTTP connections at most")
     p.add_argument(
+        "--rate-limit", type=float, default=0.0, help="HTTP requests a second per caller (0 = none)"
+    )
+    p.add_argument(
+        "--rate-burst", type=int, default=0, help="HTTP requests a caller may make at once (0 = 2x rate)"
+    )
+    p.add_argument(
+        "--max-concurrent", type=int, default=0, help="HTTP requests in flight per caller (0 = none)"
+    )
+    p.add_argument(
+        "--rate-key-header",
+        metavar="NAME",
+        help="tell callers apart by this header (set by a trusted proxy); default: token, else address",
+    )
+    p.add_argument(
         "--protect",
         action="append",
         default=[],
@@ -176,6 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
             "MCP_IDE_WORKSPACE_MEMORY",
             str,
             "memory of all commands together (default 3/4 RAM)",
+        ),
+        (
+            "--workspace-cpus",
+            "MCP_IDE_WORKSPACE_CPUS",
+            float,
+            "CPU cores all commands together may keep busy (default none)",
         ),
     ):
         limits.add_argument(flag, type=kind, default=os.environ.get(env), help=f"{what} (or env {env})")
@@ -244,6 +264,12 @@ def main(argv: list[str] | None = None) -> int:
             limits=http.ConnectionLimits(
                 args.http_header_timeout, args.http_body_timeout, args.http_max_connections
             ),
+            rate=http.RateSettings(
+                rate=args.rate_limit,
+                burst=args.rate_burst,
+                max_concurrent=args.max_concurrent,
+                key_header=args.rate_key_header,
+            ),
         )
         anyio.run(http.serve, server, runner, workspaces, settings)
     else:
@@ -273,6 +299,7 @@ def _take_token(args: argparse.Namespace) -> bool:
 def _server_options(args: argparse.Namespace) -> dict[str, object]:
     """The options a server build reads (what its ``initialize`` answer may derive from)."""
     skip = {"workspace", "log_level", "version", "http", "host", "port", "stateless", "token", "token_file"}
+    skip |= {"rate_limit", "rate_burst", "max_concurrent", "rate_key_header"}
     return {k: v for k, v in vars(args).items() if k not in skip}
 
 
@@ -297,6 +324,7 @@ def _build(args: argparse.Namespace) -> tuple[LocalWorkspaces, MCPServer, ToolRu
             file_size=args.limit_file_size,
             workspace_pids=_int_or_none(args.workspace_pids),
             workspace_memory=args.workspace_memory,
+            workspace_cpus=args.workspace_cpus,
         )
     except ValueError as exc:
         raise SystemExit(

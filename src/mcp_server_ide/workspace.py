@@ -41,6 +41,16 @@ class Policy:
     confirm_policy: ConfirmPolicy = "refuse"
     """What a risky operation does when the client cannot be asked (no elicitation)."""
     hosted: bool = False
+    """A project of the hosted service: everything that runs code runs in its bubblewrap sandbox
+    (``engines/processes/bubblewrap.py``), git never runs its hooks, filters or fsmonitor."""
+    network: bool = False
+    """Hosted: whether the sandbox keeps the network (off: its own empty network namespace)."""
+    sandbox_uid: int | None = None
+    """Hosted: the uid (and gid) the project's processes run as and its files belong to (None: one
+    derived from the root's path, see :func:`~.engines.processes.bubblewrap.project_uid`)."""
+    disk_quota: int | None = None
+    """Bytes the workspace's files may take (None: no quota); write tools refuse past it and
+    sandboxed commands get it as their file size limit (``engines/quota.py``)."""
     job_grace_s: float = 300.0
     """How long a job started in a client session keeps running after that session ends (HTTP
     DELETE, a closed connection), so the client can come back for its output; then it is killed."""

@@ -1,6 +1,7 @@
 """The HTTP doors in one Starlette app: Streamable HTTP MCP at ``/mcp`` (stateful or
 ``--stateless``), legacy SSE at ``/sse``, the seed's REST interface at ``/mcp/{name}``, and the
-generated reference at ``GET /mcp/tools``. Every request passes :mod:`.guard` first.
+generated reference at ``GET /mcp/tools``. Every request passes :mod:`.guard` first, then the
+per-caller limits of :mod:`.ratelimit` when they are set.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import TYPE_CHECKING
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
+from starlette.types import ASGIApp
 
 from . import rest
 from .deadlines import ConnectionLimits, bounded_protocol
 from .guard import GuardMiddleware, GuardPolicy
+from .ratelimit import RateLimitMiddleware, RateSettings
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -46,6 +49,8 @@ class HttpSettings:
     not (its sessions are not bound to the caller the way Streamable HTTP's are)."""
     bearer_auth: bool = False
     """Bearer tokens are checked in front of these doors (hosted mode) rather than by the guard's one token."""
+    rate: RateSettings = field(default_factory=RateSettings)
+    """Per-caller rate and concurrency limits (:mod:`.ratelimit`; off by default)."""
 
 
 def pick_port(host: str, wanted: int | None) -> tuple[socket.socket, int]:
@@ -127,7 +132,9 @@ def build_app(
 
                 kill_all()  # uvicorn re-raises SIGTERM after shutdown: atexit would not run
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app: ASGIApp = Starlette(routes=routes, lifespan=lifespan)
+    if settings.rate.active:
+        app = RateLimitMiddleware(app, settings.rate)
     return GuardMiddleware(app, policy)
 
 

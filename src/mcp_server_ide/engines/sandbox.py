@@ -14,6 +14,7 @@ Rules (SECURITY.md §1, §2):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import stat
@@ -176,6 +177,7 @@ def open_folder_beneath(
                     raise
                 try:
                     os.mkdir(part, dir_fd=fd)
+                    _owner_of_parent(part, fd)
                     if made is not None:
                         made.append("/".join(walked))
                 except FileExistsError:
@@ -187,6 +189,18 @@ def open_folder_beneath(
         os.close(fd)
         raise
     return fd
+
+
+def _owner_of_parent(name: str, parent_fd: int) -> None:
+    """Give a folder we just made the owner of its parent (a server running as root must not hand
+    the user's folders, or a hosted project's, to root). Without the right to, it stays ours."""
+    try:
+        st = os.fstat(parent_fd)
+    except OSError:
+        return
+    if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+        with contextlib.suppress(OSError):
+            os.chown(name, st.st_uid, st.st_gid, dir_fd=parent_fd, follow_symlinks=False)
 
 
 def remove_empty_folder(root: Path, rel_folder: str) -> bool:

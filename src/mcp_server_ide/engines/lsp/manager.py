@@ -65,7 +65,7 @@ class LanguageServers:
                 raise Unavailable("the workspace is closing")
             server = self.servers.get(adapter.language)
             if server is None:
-                server = self.servers[adapter.language] = LanguageServer(self.root, adapter)
+                server = self.servers[adapter.language] = LanguageServer(self.root, adapter, self.ws)
                 server.diagnostics.listeners.append(self._published)
         if start:
             server.ensure_started()

@@ -26,10 +26,14 @@ import subprocess
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..processes.containment import Group, contain_argv, new_tag
 from ..processes.limits import CommandLimits, Limits
+
+if TYPE_CHECKING:
+    from ...workspace import Workspace
 
 PR_SET_PDEATHSIG = 1
 
@@ -104,18 +108,54 @@ def server_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def program_folders(argv: list[str]) -> list[Path]:
+    """The folders a server's program and scripts (absolute paths in ``argv``) need to be seen in a
+    sandbox: a file inside a ``node_modules`` is shown with the folder that holds that
+    ``node_modules``, anything else with its own folder."""
+    folders: list[Path] = []
+    for arg in argv:
+        if not arg.startswith("/") or not os.path.exists(arg):
+            continue
+        path = Path(os.path.realpath(arg))
+        parts = path.parts
+        folder = Path(*parts[: parts.index("node_modules")]) if "node_modules" in parts else path.parent
+        if folder not in folders:
+            folders.append(folder)
+    return folders
+
+
 _GROUPS: dict[int, Group] = {}
 """A running server's pid → its containment (cgroup or pid namespace), killed by :func:`kill_group`."""
 
 
-def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def spawn(
+    argv: list[str], cwd: str, env: dict[str, str], ws: Workspace | None = None
+) -> subprocess.Popen[bytes]:
     """Start ``argv`` with pipes, contained (its own cgroup, see ``processes.containment``) and in
-    its own process group, dying with us. A missing program is an OSError, as before the prelude."""
+    its own process group, dying with us. A missing program is an OSError, as before the prelude.
+
+    A hosted workspace's server runs in the project's sandbox (``processes.bubblewrap``, with the
+    folders of its program shown read-only), as the project's uid, counted in the project's limits,
+    with the sandbox's clean environment plus ``env``'s entries that the launch itself set."""
     prog = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH", os.defpath))
     if prog is None or not os.path.exists(os.path.join(cwd, prog)):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
     # No memory limit here: node reserves far more than it uses (see above); the watchdog holds it.
-    wrapped, group = contain_argv(argv, new_tag(), Limits(command=CommandLimits(memory=None)))
+    limits = Limits(command=CommandLimits(memory=None))
+    tag = new_tag()
+    if ws is not None and ws.policy.hosted:
+        from ..processes.bubblewrap import sandbox_env, wrap
+
+        base = ws.policy.limits or Limits()
+        limits = Limits(
+            command=CommandLimits(pids=base.command.pids, memory=None, file_size=base.command.file_size),
+            workspace_pids=base.workspace_pids,
+            workspace_memory=base.workspace_memory,
+            workspace_cpus=base.workspace_cpus,
+        )
+        argv = wrap(ws, argv, Path(cwd), readonly=program_folders(argv))
+        env = sandbox_env(env, tag=tag)
+    wrapped, group = contain_argv(argv, tag, limits, workspace=ws)
 
     def start() -> subprocess.Popen[bytes]:
         return subprocess.Popen(

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
@@ -35,6 +35,9 @@ from .jsonrpc import Connection, ConnectionLost, RequestTimeout, RpcError
 from .pull import Pulls
 from .readiness import Readiness
 
+if TYPE_CHECKING:
+    from ...workspace import Workspace
+
 log = logging.getLogger(__name__)
 
 MAX_RESTARTS = 3
@@ -42,8 +45,10 @@ RESTART_WINDOW = 300.0
 
 
 class LanguageServer:
-    def __init__(self, root: Path, adapter: Adapter) -> None:
+    def __init__(self, root: Path, adapter: Adapter, ws: Workspace | None = None) -> None:
         self.root = root
+        self.ws = ws
+        """Whose server this is: a hosted workspace's runs in its sandbox (``process.spawn``)."""
         self.adapter = adapter
         self.language = adapter.language
         self.proc: subprocess.Popen[bytes] | None = None
@@ -114,14 +119,16 @@ class LanguageServer:
 
     def _start(self) -> None:
         launch = self.adapter.launch(self.root)
-        env = process.server_env(launch.env)
+        hosted = self.ws is not None and self.ws.policy.hosted
+        # Hosted: the sandbox's clean environment plus the launch's own (process.spawn).
+        env = dict(launch.env) if hosted else process.server_env(launch.env)
         self.state = "starting"
         self.readiness.reset(self.adapter.ready_log)
         self.documents.clear()
         self.diagnostics.clear()
         self.generation += 1
         try:
-            self.proc = process.spawn(launch.argv, str(self.root), env)
+            self.proc = process.spawn(launch.argv, str(self.root), env, self.ws)
         except OSError as exc:
             self.state = "stopped"
             self.proc = None

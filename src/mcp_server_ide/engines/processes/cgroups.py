@@ -9,9 +9,9 @@ set to 0 first so nothing can fork between the read and the kill).
 Layout, under the cgroup the server itself runs in (never above it, so the server's own limits
 still hold): ``mcp-ide-<server pid>-<random>/ws-<n>/cmd-<tag>`` — one folder a server, one a workspace (its
 limits, :class:`.limits.Limits`), one a command. v1 uses the ``pids``, ``memory`` and ``freezer``
-hierarchies (whichever are mounted and writable, ``pids`` or ``freezer`` required); v2 the unified
-hierarchy (``cgroup.kill``, kernel 5.14+), with ``pids``/``memory`` limits when the parent
-delegates those controllers. Detected at run time (:func:`detect`); ``MCP_IDE_CONTAINMENT``
+hierarchies, and ``cpu`` for a workspace's CPU bandwidth (whichever are mounted and writable,
+``pids`` or ``freezer`` required); v2 the unified hierarchy (``cgroup.kill``, kernel 5.14+), with
+``pids``/``memory``/``cpu`` limits when the parent delegates those controllers. Detected at run time (:func:`detect`); ``MCP_IDE_CONTAINMENT``
 (``auto``, ``cgroup-v1``, ``cgroup-v2``, ``pidns``, ``session``) forces a path.
 """
 
@@ -28,7 +28,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-V1_CONTROLLERS = ("pids", "freezer", "memory")
+V1_CONTROLLERS = ("pids", "freezer", "memory", "cpu")
+CPU_PERIOD_US = 100_000
 
 
 @dataclass
@@ -39,7 +40,7 @@ class Hierarchy:
     dirs: dict[str, Path]
     """controller → the server's own folder (v2: key ``unified``)."""
     controllers: frozenset[str] = frozenset()
-    """What limits can be set: ``pids``, ``memory`` (and ``freezer`` on v1)."""
+    """What limits can be set: ``pids``, ``memory``, ``cpu`` (and ``freezer`` on v1)."""
     _seq: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -165,7 +166,7 @@ def _detect_v2() -> Hierarchy | None:
             _rmdir_tree(d)
             return None
         available = set(_read(parent / "cgroup.subtree_control").split())
-        ctrls = frozenset(c for c in ("pids", "memory") if c in available)
+        ctrls = frozenset(c for c in ("pids", "memory", "cpu") if c in available)
         if ctrls:  # let workspace and command folders below ours have them too
             _write(d / "cgroup.subtree_control", " ".join(f"+{c}" for c in ctrls))
         return Hierarchy(2, {"unified": d}, ctrls)
@@ -241,8 +242,17 @@ class Cgroup:
             return self.dirs["unified"] if controller in self.hierarchy.controllers else None
         return self.dirs.get(controller)
 
-    def set_limits(self, pids: int | None, memory: int | None) -> None:
-        """Write ``pids.max`` and the memory limit where the controllers exist (None: no limit)."""
+    def set_limits(self, pids: int | None, memory: int | None, cpus: float | None = None) -> None:
+        """Write ``pids.max``, the memory limit and the CPU bandwidth (``cpus`` cores: CFS quota
+        over a 100 ms period) where the controllers exist (None: no limit)."""
+        d = self._dir("cpu")
+        if d is not None and cpus:
+            quota = max(1000, int(cpus * CPU_PERIOD_US))
+            if self.hierarchy.version == 2:
+                _write(d / "cpu.max", f"{quota} {CPU_PERIOD_US}")
+            else:
+                _write(d / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                _write(d / "cpu.cfs_quota_us", str(quota))
         d = self._dir("pids")
         if d is not None and pids:
             _write(d / "pids.max", str(pids))
@@ -287,21 +297,38 @@ class Cgroup:
                 _write(freezer / "freezer.state", "THAWED")  # a frozen process cannot die
             time.sleep(0.002)
 
-    def limit_hit(self) -> str | None:
-        """What limit the command ran into, in words (``pids limit 1024 reached``), else None."""
+    def pids_max(self) -> int | None:
+        """This cgroup's ``pids.max`` (None: no limit, or no pids controller)."""
         d = self._dir("pids")
-        if d is not None and _event(d / "pids.events", "max") > 0:
-            return f"pids limit {_read(d / 'pids.max').strip()} reached (fork failed)"
+        value = _read(d / "pids.max").strip() if d is not None else ""
+        return int(value) if value.isdigit() else None
+
+    def counters(self) -> tuple[int, int]:
+        """How often this cgroup's own limits were hit so far: (forks refused, out-of-memory kills)."""
+        d = self._dir("pids")
+        forks = _event(d / "pids.events", "max") if d is not None else 0
         d = self._dir("memory")
+        kills = 0
         if d is not None:
-            if self.hierarchy.version == 2:
-                killed = _event(d / "memory.events", "oom_kill")
-                limit = _read(d / "memory.max").strip()
-            else:
-                killed = _event(d / "memory.oom_control", "oom_kill")
-                limit = _read(d / "memory.limit_in_bytes").strip()
-            if killed > 0:
-                return f"memory limit {_human(limit)} reached (killed by the out-of-memory killer)"
+            name = "memory.events" if self.hierarchy.version == 2 else "memory.oom_control"
+            kills = _event(d / name, "oom_kill")
+        return forks, kills
+
+    def limit_hit(self, since: tuple[int, int] = (0, 0), whose: str = "") -> str | None:
+        """What limit the command ran into, in words (``pids limit 1024 reached``), else None.
+
+        ``since``: the :meth:`counters` before the command started (a workspace's cgroup counts
+        for all its commands); ``whose``: put before the words (``workspace``)."""
+        forks, kills = self.counters()
+        prefix = f"{whose} " if whose else ""
+        d = self._dir("pids")
+        if d is not None and forks > since[0]:
+            return f"{prefix}pids limit {_read(d / 'pids.max').strip()} reached (fork failed)"
+        d = self._dir("memory")
+        if d is not None and kills > since[1]:
+            name = "memory.max" if self.hierarchy.version == 2 else "memory.limit_in_bytes"
+            limit = _read(d / name).strip()
+            return f"{prefix}memory limit {_human(limit)} reached (killed by the out-of-memory killer)"
         return None
 
     def remove(self) -> None:

@@ -88,17 +88,24 @@ def prepare(
     env: Mapping[str, str | None] | None = None,
     shell: str | None = None,
     term: str | None = None,
+    shared: Sequence[Path] = (),
 ) -> Prepared:
     """Check and resolve everything before a process starts (nothing is spawned here)."""
     argv = command_argv(command, shell)
     where = resolve_cwd(ws, cwd)
-    child = child_env(env, term=term)
     tag = new_tag()
-    child[TAG_VAR] = tag
-    if ws is not None and ws.policy.hosted:
-        argv = hosted_argv(ws, argv, where, tty=term is not None)
     display = command if isinstance(command, str) else " ".join(argv)
     limits = ws.policy.limits if ws is not None else None
+    if ws is not None and ws.policy.hosted:
+        from .bubblewrap import sandbox_env
+        from .limits import within_quota
+
+        child = sandbox_env(env, term=term, tag=tag)  # nothing of the server's environment
+        argv = hosted_argv(ws, argv, where, tty=term is not None, shared=shared)
+        limits = within_quota(limits, ws.policy.disk_quota)
+    else:
+        child = child_env(env, term=term)
+        child[TAG_VAR] = tag
     return Prepared(argv=argv, cwd=where, env=child, tag=tag, display=display, limits=limits, workspace=ws)
 
 

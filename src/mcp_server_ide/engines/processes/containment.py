@@ -5,8 +5,8 @@ The interface every runner (one-shot commands, jobs, terminals) goes through:
 - :func:`spawn` starts a :class:`Prepared` command in its own session and process group, with
   ``close_fds``, optionally ``PR_SET_PDEATHSIG`` (dies with the server thread that spawned it) and a
   controlling terminal; it returns the ``Popen`` and the :class:`ProcessTree` that tracks it.
-- :func:`hosted_argv` wraps a hosted workspace's command in bubblewrap (own user, mount, pid and
-  network namespaces; only the project's root visible and writable).
+- :func:`hosted_argv` wraps a hosted workspace's command in its sandbox (:mod:`.bubblewrap`: own
+  uid, mount, pid and network namespaces; only the project, at ``/workspace``, visible and writable).
 - :class:`ProcessTree` finds everything the command started (same session or group, descendants
   by parent pid, and any process carrying the run's :data:`~.env.TAG_VAR` tag, which catches
   ``setsid -f`` daemons) and kills it: SIGTERM, a grace period, then SIGSTOP + SIGKILL rounds until
@@ -43,7 +43,7 @@ import termios
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -79,30 +79,17 @@ class Prepared:
     workspace: object | None = None
 
 
-def hosted_argv(ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False) -> list[str]:
-    """Wrap ``argv`` in bubblewrap for a hosted workspace: only its own root is visible and writable.
+def hosted_argv(
+    ws: Workspace, argv: list[str], cwd: Path, *, tty: bool = False, shared: Sequence[Path] = ()
+) -> list[str]:
+    """Wrap ``argv`` in the hosted workspace's sandbox (:func:`.bubblewrap.wrap`): its own uid, pid
+    and network namespaces, only its project visible (at ``/workspace``) and writable.
 
     ``tty``: the command runs on our own pty (a terminal), which keeps its session so job control
     works; anything else gets a new session (no terminal to inject keystrokes into)."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        raise ToolFailure(
-            "unavailable: commands in a hosted workspace run in a bubblewrap sandbox and `bwrap` is not "
-            "installed on this server (rule: hosted commands are always sandboxed)",
-            kind="unavailable",
-        )
-    wrapped = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    # Hide the server's home (credentials), its state and the other projects beside this one.
-    hidden = {os.path.expanduser("~"), str(ws.state_home), *(str(Path(r).parent) for r in ws.roots)}
-    for folder in sorted(h for h in hidden if h not in ("/", "") and os.path.isdir(h)):
-        wrapped += ["--tmpfs", folder]
-    for root in ws.roots:
-        wrapped += ["--bind", str(root), str(root)]
-    wrapped += ["--unshare-all", "--die-with-parent", "--uid", "1000", "--gid", "1000"]
-    if not tty:
-        wrapped.append("--new-session")
-    wrapped += ["--chdir", str(cwd), "--", *argv]
-    return wrapped
+    from .bubblewrap import wrap
+
+    return wrap(ws, argv, cwd, tty=tty, shared=shared)
 
 
 _ALL_TREES: weakref.WeakSet[ProcessTree] = weakref.WeakSet()
@@ -297,9 +284,17 @@ def _make_preexec(*, pdeathsig: bool, ctty: bool) -> Callable[[], None] | None:
 class Group:
     """A command's containment that its members cannot leave: a cgroup, or a pid namespace."""
 
-    def __init__(self, limits: CommandLimits, cgroup: cgroups.Cgroup | None = None) -> None:
+    def __init__(
+        self,
+        limits: CommandLimits,
+        cgroup: cgroups.Cgroup | None = None,
+        parent: cgroups.Cgroup | None = None,
+    ) -> None:
         self.limits = limits
         self.cgroup = cgroup
+        self.parent = parent
+        """The workspace's cgroup (its totals), with its counters when the command started."""
+        self._parent_since = parent.counters() if parent is not None else (0, 0)
         self._checked = False
         self._cgroup_hit: str | None = None
         self.pidns = False
@@ -322,7 +317,15 @@ class Group:
     def _snapshot(self) -> str | None:
         if not self._checked and self.cgroup is not None:
             self._checked = True
-            self._cgroup_hit = self.cgroup.limit_hit()
+            parent_hit = self.parent.limit_hit(self._parent_since, "workspace") if self.parent else None
+            own_hit = self.cgroup.limit_hit()
+            if own_hit and own_hit.startswith("pids") and self.parent is not None and not parent_hit:
+                # cgroup v1 counts a refused fork in the forking cgroup only, whichever limit
+                # refused it: when the workspace's is the lower one, it is the one that was hit.
+                own, total = self.cgroup.pids_max(), self.parent.pids_max()
+                if total is not None and (own is None or total < own):
+                    own_hit = f"workspace pids limit {total} reached (fork failed)"
+            self._cgroup_hit = parent_hit or own_hit
         return self._cgroup_hit
 
     def limit_hit(self, returncode: int | None) -> str | None:
@@ -348,12 +351,39 @@ def _workspace_cgroup(
         group = cgroups.Cgroup.create(hierarchy, hierarchy.new_dir_name())
         if group is None:
             return None
-        group.set_limits(limits.workspace_pids, limits.workspace_memory)
+        group.set_limits(limits.workspace_pids, limits.workspace_memory, limits.workspace_cpus)
         if workspace is not None:
             _WS_GROUPS[workspace] = group
         else:
             _SERVER_GROUP["default"] = group
         return group
+
+
+def workspace_busy(workspace: object) -> bool:
+    """Whether anything runs in the workspace's cgroup (False without one)."""
+    group = _WS_GROUPS.get(workspace)
+    return bool(group is not None and group.pids())
+
+
+def stop_workspace(workspace: object, reason: str) -> int:
+    """Kill every command of the workspace (the trees in its cgroup), each reporting ``reason`` as
+    the limit it hit; returns how many were stopped. Blocking."""
+    group = _WS_GROUPS.get(workspace)
+    if group is None:
+        return 0
+    mine = [
+        t
+        for t in all_trees()
+        if not t.done
+        and t.group is not None
+        and t.group.cgroup is not None
+        and any(d.parent == group.dirs.get(k) for k, d in t.group.cgroup.dirs.items())
+    ]
+    for tree in mine:
+        tree.limit_hit = reason
+    for tree in mine:
+        tree.kill(grace_s=0)
+    return len(mine)
 
 
 def _bwrap_pidns() -> str | None:
@@ -396,13 +426,13 @@ def contain_argv(
     limits = limits if limits is not None else Limits()
     cmd = limits.command
     hierarchy = cgroups.detect() if cgroups.mode() in ("auto", "cgroup-v1", "cgroup-v2") else None
-    cgroup = None
+    cgroup = parent = None
     if hierarchy is not None:
         parent = _workspace_cgroup(hierarchy, limits, workspace)
         cgroup = cgroups.Cgroup.create(hierarchy, f"cmd-{tag}", parent) if parent is not None else None
         if cgroup is not None:
             cgroup.set_limits(cmd.pids, cmd.memory)
-    group = Group(cmd, cgroup)
+    group = Group(cmd, cgroup, parent if cgroup is not None else None)
     lines: list[str] = ulimit_lines(
         cmd,
         cgroup_pids=cgroup is not None and cgroup.has("pids"),

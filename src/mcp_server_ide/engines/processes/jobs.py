@@ -104,8 +104,12 @@ class Jobs:
         title: str | None = None,
         stdin: bool = False,
         timeout_s: float | None = None,
+        shared: Sequence[Path] = (),
     ) -> Job:
-        """Start ``command`` in the background; its merged stdout+stderr go to the job's log."""
+        """Start ``command`` in the background; its merged stdout+stderr go to the job's log.
+
+        ``shared``: folders of the server's a hosted workspace's sandbox shows the job, read-write
+        (a multi-step run's plan and progress files)."""
         if self.closed:
             raise ToolFailure("unavailable: the workspace is closing", kind="unavailable")
         with self.lock:
@@ -115,7 +119,7 @@ class Jobs:
                     "at most that many jobs; cancel one with cancel_job)",
                     kind="refused",
                 )
-        prep = prepare(command, ws=self.ws, cwd=cwd, env=env)
+        prep = prepare(command, ws=self.ws, cwd=cwd, env=env, shared=shared)
         job = Job(
             id=f"job-{next(_ids)}",
             title=title or prep.display[:80],

@@ -10,15 +10,16 @@ user, so it is set to the user's current count plus the limit).
 Defaults stop a fork bomb (1024 processes a command, 4096 a workspace) and a disk filler (4 GiB a
 file) and leave builds alone (memory: half the RAM a command, three quarters a workspace; no CPU
 limit, the timeout bounds one-shot commands). Options: ``--limit-pids``, ``--limit-memory``,
-``--limit-cpu``, ``--limit-file-size``, ``--workspace-pids``, ``--workspace-memory`` (or the env
-vars ``MCP_IDE_LIMIT_PIDS``…); 0 turns a limit off.
+``--limit-cpu``, ``--limit-file-size``, ``--workspace-pids``, ``--workspace-memory``,
+``--workspace-cpus`` (CPU bandwidth, cgroup ``cpu`` controller; default none) (or the env vars
+``MCP_IDE_LIMIT_PIDS``…); 0 turns a limit off.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 GiB = 1 << 30
 
@@ -47,6 +48,19 @@ class Limits:
     command: CommandLimits = field(default_factory=CommandLimits)
     workspace_pids: int | None = 4096
     workspace_memory: int | None = field(default_factory=lambda: _ram() * 3 // 4)
+    workspace_cpus: float | None = None
+    """CPU cores all the workspace's commands together may keep busy (cgroup CPU bandwidth)."""
+
+
+def within_quota(limits: Limits | None, quota: int | None) -> Limits | None:
+    """``limits`` with a command's file size limit no larger than a disk quota (None: unchanged)."""
+    if not quota:
+        return limits
+    base = limits if limits is not None else Limits()
+    size = base.command.file_size
+    if size is not None and size <= quota:
+        return limits
+    return replace(base, command=replace(base.command, file_size=quota))
 
 
 def parse_size(text: str) -> int:
@@ -75,6 +89,7 @@ def from_options(
     file_size: str | None = None,
     workspace_pids: int | None = None,
     workspace_memory: str | None = None,
+    workspace_cpus: float | None = None,
 ) -> Limits:
     """Limits from CLI options (None: the default)."""
     base, cmd = Limits(), CommandLimits()
@@ -91,6 +106,7 @@ def from_options(
             if workspace_memory is not None
             else base.workspace_memory
         ),
+        workspace_cpus=(workspace_cpus or None) if workspace_cpus is not None else base.workspace_cpus,
     )
 
 
@@ -128,7 +144,7 @@ def output_hit(stderr: bytes, limits: CommandLimits) -> str | None:
     """A file size limit a program met without dying of it (it ignores SIGXFSZ, as Python does,
     and reports EFBIG: ``File too large``), else None."""
     if limits.file_size and b"File too large" in stderr:
-        return f"file size limit {_size(limits.file_size)} reached (File too large)"
+        return f"file size limit {human_size(limits.file_size)} reached (File too large)"
     return None
 
 
@@ -136,13 +152,13 @@ def signal_hit(returncode: int | None, limits: CommandLimits) -> str | None:
     """The rlimit a command's end signal reports (SIGXFSZ, SIGXCPU), in words, else None. A shell
     reports its child's signal as 128 + the signal's number, which counts too."""
     if returncode in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) and limits.file_size:
-        return f"file size limit {_size(limits.file_size)} reached (SIGXFSZ)"
+        return f"file size limit {human_size(limits.file_size)} reached (SIGXFSZ)"
     if returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU) and limits.cpu_s:
         return f"CPU time limit {limits.cpu_s} s reached (SIGXCPU)"
     return None
 
 
-def _size(n: int) -> str:
+def human_size(n: int) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
             return f"{n / size:g} {unit}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import sys
 import threading
 from dataclasses import dataclass
@@ -92,8 +93,12 @@ class Runs:
         else:
             self._folder.mkdir(parents=True, exist_ok=True)
             token = secrets.token_hex(8)
-            plan_path = self._folder / f"{token}.plan.json"
-            progress_path = self._folder / f"{token}.progress.json"
+            folder = self._folder
+            if self.ws.policy.hosted:  # its sandbox sees this run's folder alone
+                folder = self._folder / token
+                folder.mkdir(mode=0o700)
+            plan_path = folder / f"{token}.plan.json"
+            progress_path = folder / f"{token}.progress.json"
             plan_path.write_text(json.dumps(plan_to_json(the_plan)), encoding="utf-8")
             os.chmod(plan_path, 0o600)
             runner = str(TASK_RUNNER)
@@ -102,6 +107,7 @@ class Runs:
                     [sys.executable, "-I", runner, str(plan_path), str(progress_path)],
                     cwd=str(self.ws.root),
                     title=title,
+                    shared=(folder,) if folder != self._folder else (),
                 )
             except BaseException:
                 plan_path.unlink(missing_ok=True)
@@ -117,7 +123,13 @@ class Runs:
         for job_id in [k for k in self.runs if k not in running][:-32]:
             run = self.runs.pop(job_id)
             if run.progress_path is not None:
-                run.progress_path.unlink(missing_ok=True)
+                self._drop(run.progress_path)
+
+    def _drop(self, progress: Path) -> None:
+        """Remove a finished run's progress file (and its own folder, a hosted run's)."""
+        progress.unlink(missing_ok=True)
+        if progress.parent != self._folder:
+            shutil.rmtree(progress.parent, ignore_errors=True)
 
     def running(self) -> list[tuple[Run, Job]]:
         from ..processes import Jobs
@@ -172,4 +184,4 @@ class Runs:
         with self._lock:
             for run in self.runs.values():
                 if run.progress_path is not None:
-                    run.progress_path.unlink(missing_ok=True)
+                    self._drop(run.progress_path)

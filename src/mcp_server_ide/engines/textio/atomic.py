@@ -1,7 +1,8 @@
 """Atomic writes: a crash at any moment leaves the old bytes or the new ones.
 
 A temp file in the same folder, fsync, rename (or link, for "create only if absent"), fsync of the
-folder; the file's owner and mode are kept, a new file gets ``0o666`` less the umask. Workspace
+folder; the file's owner and mode are kept, a new file gets its folder's owner and ``0o666`` less
+the umask. Workspace
 files are written relative to their folder opened beneath the root, never following a link. Our
 temp files are never listed; a writer holds a lock on its temp file, and unlocked ones (their writer
 killed) are swept at start-up and by a write in their folder (:mod:`.leftovers`).
@@ -69,8 +70,7 @@ def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclus
             # Held until the temp file has its final name: a sweep takes only unlocked temp files,
             # those whose writer is gone (the kernel drops the lock of a killed process).
             hold(fd)
-            if not exclusive:
-                _keep_owner(fd, name, dir_fd)
+            _keep_owner(fd, None if exclusive else name, dir_fd)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
@@ -97,11 +97,17 @@ def _write_beneath(dir_fd: int, name: str, data: bytes, mode: int | None, exclus
             os.close(folder_fd)
 
 
-def _keep_owner(fd: int, path: Path | str, dir_fd: int | None = None) -> None:
-    """Give the temp file the owner of the file it replaces (a server running as root must not
-    hand the user's files to root). Without the right to, the file keeps ours, as any editor's would."""
+def _keep_owner(fd: int, path: Path | str | None, dir_fd: int) -> None:
+    """Give the temp file the owner of the file it replaces, or for a new file (``path`` None or
+    absent) its folder's (a server running as root must not hand the user's files, or a hosted
+    project's, to root). Without the right to, the file keeps ours, as any editor's would."""
     try:
-        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
+        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False) if path is not None else os.fstat(dir_fd)
+    except FileNotFoundError:
+        try:
+            st = os.fstat(dir_fd)
+        except OSError:
+            return
     except OSError:
         return
     if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):

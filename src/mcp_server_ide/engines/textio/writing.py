@@ -1,6 +1,7 @@
 """Guarded, journaled writes of workspace files.
 
-Every write can be guarded by the expected SHA-256 of the current bytes, is serialised per file
+Every write can be guarded by the expected SHA-256 of the current bytes, is held to the workspace's
+disk quota (:mod:`..quota`), is serialised per file
 within the process (:func:`file_lock`), refuses text carrying a truncated read's marker, and is
 journaled and announced through :mod:`..changes`. The bytes land by :func:`.atomic.atomic_write`.
 """
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...workspace import Workspace
-from .. import sandbox
+from .. import quota, sandbox
 from ..failures import ToolFailure
 from ..sandbox import Resolved
 from .atomic import atomic_write
@@ -117,6 +118,7 @@ def write_file(
         )
         return
     changes.check_write(ws, resolved.path, resolved.rel)
+    quota.reserve(ws, resolved.display_rel, len(before) if before is not None else 0, len(data))
     made: list[str] = []
     try:
         atomic_write(
@@ -165,6 +167,7 @@ def delete_file(ws: Workspace, resolved: Resolved, *, before: bytes | None) -> N
     except OSError as exc:
         raise _map_os_error(exc, resolved) from None
     _fsync_dir(resolved.path.parent)
+    quota.released(ws, len(before) if before is not None else 0)
     changes.publish(ws, changes.FileChange(rel=resolved.rel, path=resolved.path, before=before, after=None))
 
 
