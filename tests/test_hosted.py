@@ -469,3 +469,56 @@ def test_the_playground_calls_the_tools_of_its_own_project(service, tmp_path: Pa
         assert not page.errors  # type: ignore[attr-defined]
     written = service.data / "projects" / service.projects["A2"] / "from-browser.txt"
     assert written.read_text() == "hi from the playground"
+
+
+def test_each_project_runs_as_its_own_uid_and_sees_no_other_project(service):
+    """The service gives each project's sandbox the uid of the project's number: A1's and B1's
+    commands run as two different unprivileged users, and B1's folder is not there for A1."""
+    from mcp_server_ide.engines.processes.bubblewrap import UID_BASE
+    from tests.support.system import require_system
+
+    require_system("bwrap", "bubblewrap")
+    b_folder = service.data / "projects" / service.projects["B1"]
+    uids = {}
+    with httpx.Client(timeout=120) as http:
+        for project, who in (("A1", "A"), ("B1", "B")):
+            r = http.post(
+                service.project_url(project, "/mcp/") + "run_command_on_background",
+                json={"command": f"id -u; cat {b_folder}/secret.txt ../*/secret.txt 2>&1 | head -3"},
+                headers=service.auth(who),
+            )
+            assert r.status_code == 200, r.text
+            out = r.json()["status"]["stdout"]
+            uids[project] = int(out.split()[0])
+            if project == "A1":
+                assert "B's secret" not in out, out
+            else:
+                assert "B's secret" in out  # its own file, by its real path
+    assert uids["A1"] != uids["B1"] and min(uids.values()) > UID_BASE, uids
+
+
+def test_a_write_past_the_projects_quota_is_refused(tmp_path: Path):
+    from mcp_server_ide.hosted import tokens
+    from mcp_server_ide.hosted.projects import HostedProjects
+    from mcp_server_ide.hosted.sqlstore import SqlStore, sqlite_url
+    from mcp_server_ide.workspace import Policy
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqlStore(sqlite_url(data))
+    user = store.add_user("erin")
+    secret, _ = tokens.create(store, user.id, ("read", "write"))
+    project = HostedProjects(store, data, Policy(hosted=True)).create(user.id, "p")
+    store.close()
+    service = start_hosted(data, "--project-quota", "64K")
+    try:
+        url, auth = f"{service.url}/p/{project.id}/mcp/", {"Authorization": f"Bearer {secret}"}
+        small = httpx.post(url + "create_new_file_with_text", json={"pathInProject": "a.txt", "text": "x" * 1000},
+                           headers=auth, timeout=60)  # fmt: skip
+        assert small.status_code == 200 and small.json()["error"] is None, small.text
+        big = httpx.post(url + "create_new_file_with_text", json={"pathInProject": "b.txt", "text": "x" * 100_000},
+                         headers=auth, timeout=60)  # fmt: skip
+        assert big.json()["status"] is None and "quota" in big.json()["error"], big.text
+        assert not (data / "projects" / project.id / "b.txt").exists()
+    finally:
+        service.stop()

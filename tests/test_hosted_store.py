@@ -20,7 +20,7 @@ def test_the_migrations_make_the_schema_the_queries_use(tmp_path: Path):
 
     store = SqlStore(sqlite_url(tmp_path))
     scripts = ScriptDirectory(str(Path(migrate.__file__).with_name("migrations")))
-    assert scripts.get_current_head() == migrate.HEAD == "0001_core"
+    assert scripts.get_current_head() == migrate.HEAD == "0002_project_number"
     assert migrate.current(store.engine) == migrate.HEAD
     with store.engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), metadata) == []
@@ -57,4 +57,42 @@ def test_a_project_lookup_is_none_alike_for_another_users_a_deleted_and_an_unkno
     assert store.rename_project(a.id, theirs.id, "x") is None
     assert store.delete_project(a.id, theirs.id) is None
     assert store.projects_of(a.id) == [mine]
+    store.close()
+
+
+def test_projects_are_numbered_once_and_an_old_database_gets_numbers(tmp_path: Path):
+    """The number is the project's sandbox uid (``UID_BASE`` + it): two projects never share one,
+    a deleted project's number is not given again, and a database made before numbers existed
+    (revision 0001) has its projects numbered in the order they were made."""
+    from alembic import command
+    from alembic.config import Config
+
+    from mcp_server_ide.hosted.projects import HostedProjects
+    from mcp_server_ide.hosted.sandbox import project_uid
+    from mcp_server_ide.workspace import Policy
+
+    old = tmp_path / "old"
+    old.mkdir()
+    engine = sa.create_engine(sqlite_url(old))
+    config = Config()
+    config.set_main_option("script_location", str(Path(migrate.__file__).with_name("migrations")))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001_core")
+        connection.execute(sa.text("INSERT INTO users (id, name, created_at) VALUES ('u_1', 'a', 1)"))
+        for pid, made in (("p_b", 2.0), ("p_a", 1.0)):
+            connection.execute(
+                sa.text("INSERT INTO projects (id, owner_id, name, created_at) VALUES (:i, 'u_1', 'x', :t)"),
+                {"i": pid, "t": made},
+            )
+    engine.dispose()
+    store = SqlStore(sqlite_url(old))
+    assert [(p.id, p.number) for p in store.projects_of("u_1")] == [("p_a", 1), ("p_b", 2)]
+    gone = store.add_project("u_1", "3")
+    assert gone.number == 3
+    store.delete_project("u_1", gone.id)
+    assert store.add_project("u_1", "4").number == 4
+    projects = HostedProjects(store, old, Policy(hosted=True))
+    uids = {projects.policy_of(p).sandbox_uid for p in store.projects_of("u_1")}
+    assert uids == {project_uid(1), project_uid(2), project_uid(4)}
     store.close()

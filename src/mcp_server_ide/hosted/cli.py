@@ -46,6 +46,16 @@ def serve_parser() -> argparse.ArgumentParser:
         "--grace", type=float, default=10.0, help="seconds requests may take to finish at shutdown"
     )
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    p.add_argument(
+        "--project-quota",
+        default="1G",
+        help="bytes each project's files may take (e.g. 512M, 2G; default 1G)",
+    )
+    p.add_argument(
+        "--project-network",
+        action="store_true",
+        help="let projects' commands reach the network (default: none)",
+    )
     return p
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
-HEAD = "0001_core"
+HEAD = "0002_project_number"
 """The newest revision (what :func:`upgrade` leaves a database at)."""
 
 

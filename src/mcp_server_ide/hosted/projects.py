@@ -1,5 +1,6 @@
 """Projects as workspaces: each project's files in their own folder under the data folder, each
-open project one :class:`~..workspace.Workspace` (``Policy(hosted=True)``) confined to it.
+open project one :class:`~..workspace.Workspace` confined to it, with its own sandbox: its uid from
+its number, its disk quota, its network switch and its limits (:func:`.sandbox.project_policy`).
 
 The doors ask :meth:`HostedProjects.for_context` for a request's workspace: the project the
 hosted router (:mod:`.app`) found for the caller and put in the request's scope, so a tool never
@@ -14,12 +15,13 @@ import os
 import shutil
 import tarfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
 from ..engines.failures import ToolFailure
 from ..workspace import Policy, Workspace
+from .sandbox import SandboxSettings, project_policy
 from .store import Project, Store
 
 SCOPE_KEY = "mcp_ide.project"
@@ -48,8 +50,11 @@ def check_name(name: str) -> str:
 
 
 class HostedProjects:
-    def __init__(self, store: Store, data: Path, policy: Policy) -> None:
+    def __init__(
+        self, store: Store, data: Path, policy: Policy, sandbox: SandboxSettings | None = None
+    ) -> None:
         self.store = store
+        self.sandbox = sandbox or SandboxSettings()
         self.data = data
         self.root = data / "projects"
         self.state_home = data / "state"
@@ -106,12 +111,25 @@ class HostedProjects:
                 folder = self.folder(project.id)
                 if not folder.is_dir():
                     raise ToolFailure(NO_SUCH_PROJECT, kind="not_found")
-                ws = Workspace.open(folder, policy=self.policy, state_home=self.state_home, name=project.name)
+                ws = Workspace.open(
+                    folder, policy=self.policy_of(project), state_home=self.state_home, name=project.name
+                )
                 ref = ProjectRef(project, self)
                 ws.service(lambda _ws: ref, key=REF_KEY)
                 self._open[project.id] = ws
                 _sweep_soon(folder)
             return ws
+
+    def policy_of(self, project: Project) -> Policy:
+        """The project's workspace policy: the service's, with the project's own sandbox."""
+        own = project_policy(project.number, self.sandbox)
+        return replace(
+            self.policy,
+            sandbox_uid=own.sandbox_uid,
+            disk_quota=own.disk_quota,
+            network=own.network,
+            limits=own.limits,
+        )
 
     def for_context(self, ctx: object = None) -> Workspace:
         """The workspace of a request (an MCP ``Context`` or a Starlette request) the router let in."""

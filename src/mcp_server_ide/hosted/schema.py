@@ -38,5 +38,8 @@ projects = sa.Table(
     sa.Column("name", sa.String(128), nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("deleted_at", sa.Float, nullable=True),
+    # The project's own number (1, 2, ...; never reused, deleted rows keep theirs): its sandbox uid.
+    sa.Column("number", sa.Integer, nullable=False),
     sa.Index("ix_projects_owner", "owner_id", "id"),
+    sa.UniqueConstraint("number", name="uq_projects_number"),
 )

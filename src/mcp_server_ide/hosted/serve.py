@@ -38,21 +38,23 @@ async def _serve(args: argparse.Namespace) -> None:
 
     from ..doors import http
     from ..doors.deadlines import ConnectionLimits, bounded_protocol
-    from ..engines.processes.limits import from_options
+    from ..engines.processes.limits import parse_size
     from ..server import ServerOptions, build_server
     from ..surface.lowlevel import open_sessions
     from ..workspace import Policy
     from .app import HostedApp
     from .observe import Observer
     from .projects import HostedProjects
+    from .sandbox import SandboxSettings
     from .tokens import ApiTokenVerifier
 
     data = Path(args.data).resolve()
     store = open_store(data, args.database)
     # Trusted: the project is its owner's own and its commands run in the sandbox; what would run outside
     # it (git hooks, filters, fsmonitor) stays off because the workspace is hosted.
-    policy = Policy(hosted=True, trusted=True, limits=from_options())
-    projects = HostedProjects(store, data, policy)
+    policy = Policy(hosted=True, trusted=True)
+    sandbox = SandboxSettings(quota=parse_size(args.project_quota), network=args.project_network)
+    projects = HostedProjects(store, data, policy, sandbox)
     server, runner = build_server(projects.for_context, ServerOptions(plugins=[OWNER_TOOLS]))
     observer = Observer(lambda: open_sessions(server), lambda: len(projects.all()))
     runner.observers.append(observer.tool)

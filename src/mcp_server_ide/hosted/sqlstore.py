@@ -11,6 +11,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.exc import IntegrityError
 
 from . import migrate
 from .schema import projects, tokens, users
@@ -104,14 +105,26 @@ class SqlStore:
     # projects
 
     def add_project(self, owner_id: str, name: str) -> Project:
-        project = Project(new_id("p_"), owner_id, name, time.time())
-        with self.engine.begin() as c:
-            c.execute(
-                projects.insert().values(
-                    id=project.id, owner_id=owner_id, name=name, created_at=project.created_at
-                )
-            )
-        return project
+        for _attempt in range(8):  # two workers taking the same next number: one retries
+            try:
+                with self.engine.begin() as c:
+                    number = c.execute(
+                        sa.select(sa.func.coalesce(sa.func.max(projects.c.number), 0))
+                    ).scalar_one()
+                    project = Project(new_id("p_"), owner_id, name, time.time(), number + 1)
+                    c.execute(
+                        projects.insert().values(
+                            id=project.id,
+                            owner_id=owner_id,
+                            name=name,
+                            created_at=project.created_at,
+                            number=project.number,
+                        )
+                    )
+                return project
+            except IntegrityError:
+                continue
+        raise StoreError("could not number the new project (too many at once); try again")
 
     def project(self, owner_id: str, project_id: str) -> Project | None:
         query = sa.select(projects).where(
@@ -178,4 +191,4 @@ def _token(row: sa.Row[object]) -> TokenInfo:
 
 def _project(row: sa.Row[object]) -> Project:
     m = row._mapping
-    return Project(m["id"], m["owner_id"], m["name"], m["created_at"])
+    return Project(m["id"], m["owner_id"], m["name"], m["created_at"], m["number"])

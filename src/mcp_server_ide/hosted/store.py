@@ -44,6 +44,8 @@ class Project:
     owner_id: str
     name: str
     created_at: float
+    number: int
+    """Its own number (1, 2, ...; never reused): the sandbox uid is derived from it."""
 
 
 class Store(Protocol):

@@ -298,11 +298,10 @@ async def get_project_problems(
     maxResults: Annotated[int, Field(ge=1, le=1000, description="Files per page (1-1000).")] = 100,
     offset: Annotated[int, Field(ge=0, description="Skip this many files: the previous nextOffset.")] = 0,
 ) -> ProjectProblemsResult:
-    """Every problem of the whole project: `basedpyright --outputjson` and `ruff check` for Python,
-    `tsc --noEmit -p` on the root's tsconfig/jsconfig for TS/JS, and the project's own eslint in a trusted
-    workspace. Returns `{files: [{path, problems}], counts, bySource, ran, skipped: {source: why}, total}`
-    (problems as in get_file_problems, 0-based). Unchanged files answer from the last run (`cached`). Paged by
-    file (`truncated`, `nextOffset`). A run over ~50 s goes on as a job (`jobId`, `partial`): call again later."""
+    """Every problem of the project: basedpyright and ruff (Python), tsc on the root's tsconfig (TS/JS), the
+    project's eslint when trusted. `{files: [{path, problems}], counts, bySource, ran, skipped, total}`, paged
+    by file; unchanged files from the last run (`cached`); a run over ~50 s goes on as a job (`jobId`,
+    `partial`): call again."""
     import anyio
 
     from ..engines import problems  # lazy: the checkers load on first use
