@@ -522,3 +522,40 @@ def test_a_write_past_the_projects_quota_is_refused(tmp_path: Path):
         assert not (data / "projects" / project.id / "b.txt").exists()
     finally:
         service.stop()
+
+
+def test_rate_limits_are_per_user(tmp_path: Path):
+    """Every token and project of one user share one budget; another user's calls are not slowed."""
+    from mcp_server_ide.hosted import tokens
+    from mcp_server_ide.hosted.projects import HostedProjects
+    from mcp_server_ide.hosted.sqlstore import SqlStore, sqlite_url
+    from mcp_server_ide.workspace import Policy
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = SqlStore(sqlite_url(data))
+    projects = HostedProjects(store, data, Policy(hosted=True))
+    calls = []
+    for name in ("fay", "gus"):
+        user = store.add_user(name)
+        first, _ = tokens.create(store, user.id, ("read",))
+        second, _ = tokens.create(store, user.id, ("read",))
+        calls.append([(projects.create(user.id, "a").id, first), (projects.create(user.id, "b").id, second)])
+    store.close()
+    service = start_hosted(data, "--rate-limit", "0.01", "--rate-burst", "2")
+    try:
+
+        def status(project: str, secret: str) -> httpx.Response:
+            return httpx.post(f"{service.url}/p/{project}/mcp/list_files_in_folder", json={"pathInProject": "/"},
+                              headers={"Authorization": f"Bearer {secret}"}, timeout=60)  # fmt: skip
+
+        (fa, fa_token), (fb, fb_token) = calls[0]
+        assert status(fa, fa_token).status_code == 200
+        assert status(fb, fb_token).status_code == 200  # the user's other token and project: same budget
+        over = status(fa, fa_token)
+        assert over.status_code == 429 and int(over.headers["Retry-After"]) >= 1, over.text
+        assert over.json()["status"] is None and "rate limited" in over.json()["error"]
+        (ga, ga_token), _ = calls[1]
+        assert status(ga, ga_token).status_code == 200  # another user
+    finally:
+        service.stop()

@@ -190,3 +190,12 @@ def _request_id(scope: Scope) -> str:
             if REQUEST_ID.fullmatch(text):
                 return text
     return secrets.token_hex(8)
+
+
+def user_key(scope: Scope) -> str | None:
+    """The rate limits' caller of a request this router let in: its user (every token and project of
+    one user share one budget)."""
+    user = scope.get("user")
+    if not isinstance(user, AuthenticatedUser):
+        return None
+    return "user:" + (user.access_token.subject or "").split("/", 1)[0]

@@ -56,6 +56,9 @@ def serve_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="let projects' commands reach the network (default: none)",
     )
+    p.add_argument("--rate-limit", type=float, default=0.0, help="requests a second per user (0 = none)")
+    p.add_argument("--rate-burst", type=int, default=0, help="requests a user may make at once (0 = 2x rate)")
+    p.add_argument("--max-concurrent", type=int, default=0, help="requests of a user in flight (0 = no cap)")
     return p
 
 

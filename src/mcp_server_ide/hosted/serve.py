@@ -38,11 +38,12 @@ async def _serve(args: argparse.Namespace) -> None:
 
     from ..doors import http
     from ..doors.deadlines import ConnectionLimits, bounded_protocol
+    from ..doors.ratelimit import RateSettings
     from ..engines.processes.limits import parse_size
     from ..server import ServerOptions, build_server
     from ..surface.lowlevel import open_sessions
     from ..workspace import Policy
-    from .app import HostedApp
+    from .app import HostedApp, user_key
     from .observe import Observer
     from .projects import HostedProjects
     from .sandbox import SandboxSettings
@@ -66,6 +67,7 @@ async def _serve(args: argparse.Namespace) -> None:
         allowed_hosts=args.allowed_host,
         allowed_origins=args.allow_origin,
         limits=ConnectionLimits(),
+        rate=RateSettings(args.rate_limit, args.rate_burst, args.max_concurrent, key=user_key),
     )
     sock, port = http.pick_port(args.host, args.port)
     doors = http.build_app(server, runner, projects, settings, port)
