@@ -15,6 +15,7 @@ with their order shuffled every round so machine noise hits every side alike:
   paused), get_local_variables; step_over, get_local_variables; close_debug_session.
                                                                     (target: ours faster, fewer bytes)
 
+Every side runs with bytecode caches on (``PYTHONDONTWRITEBYTECODE`` is dropped for all alike).
 Bytes per step are the tool results' text an assistant reads (for mcp-debugger, step_over plus the
 get_local_variables it needs for the locals ours returns with the step; the floor's are DAP bytes).
 
@@ -317,6 +318,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-peer", action="store_true", help="without @debugmcp/mcp-debugger")
     args = parser.parse_args()
+    # Every side's Python reads and writes bytecode caches (our server's children never inherit this
+    # variable; the floor and the peer would, and would compile debugpy anew at every start).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory() as tmp:
         root = workspace(Path(tmp))
         results = anyio.run(measure, args.rounds, root, not args.no_peer)
