@@ -155,3 +155,18 @@ async def test_node_huge_output_list_and_loop_stay_bounded(mcp: Any, root: Path)
         assert len(json.dumps(out)) < 10_000
         assert await _call(client, "list_debug_sessions")
     assert not _gone(root)
+
+
+async def test_untrusted_workspace_is_asked_what_the_node_session_runs(mcp: Any, root: Path) -> None:
+    from mcp_server_ide.workspace import Policy
+
+    from .test_debugger import _answering
+
+    asked: list[str] = []
+    async with mcp(
+        root, policy=Policy(trusted=False), elicitation_callback=_answering([False], asked)
+    ) as client:
+        declined = await client.call_tool("start_debug_session", {"configName": "Node calc"})
+        assert declined.is_error and "declined" in declined.content[0].text
+        assert f"It runs: node {root / 'calc.js'}" in asked[0], asked
+        assert await _call(client, "list_debug_sessions") == [] and not _ours(root)

@@ -94,9 +94,14 @@ async def start_debug_session(configName: str, waitMs: Wait = 10000) -> dict[str
     target = await _run(lambda: runconfigs.Planner(ws, runconfigs.load(ws)).debug_target(configName))
     if not ws.policy.trusted:
         what = target.launch or {}
-        shown = " ".join(
-            str(x) for x in [*what.get("python", []), what.get("program") or what.get("module") or ""]
-        )
+        head = what.get("python") or [target.item.get("runtimeExecutable") or "node"]
+        if target.request == "attach":
+            head = [
+                "attach to",
+                target.item.get("processId") or target.item.get("connect") or target.item.get("port"),
+            ]
+        program = what.get("program") or what.get("module") or target.item.get("program") or ""
+        shown = " ".join(str(x) for x in [*head, program, *what.get("args", [])])
         await confirm(
             f"Debug {configName!r} from this workspace's .vscode/launch.json? It runs: {shown[:400]}",
             rule="run configurations come from workspace files and this workspace is not trusted",
