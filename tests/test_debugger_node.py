@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +171,31 @@ async def test_untrusted_workspace_is_asked_what_the_node_session_runs(mcp: Any,
         assert declined.is_error and "declined" in declined.content[0].text
         assert f"It runs: node {root / 'calc.js'}" in asked[0], asked
         assert await _call(client, "list_debug_sessions") == [] and not _ours(root)
+
+
+async def test_attach_to_a_node_job_by_its_inspector_port(mcp: Any, root: Path) -> None:
+    import socket
+
+    from .test_debugger import _listening
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (root / "wait.js").write_text(
+        "let n = 0;\nconst timer = setInterval(() => {\n  n += 1;\n  if (n > 300) clearInterval(timer);\n}, 50);\n"
+    )
+    launch = {"configurations": [{"name": "Attach node", "type": "node", "request": "attach", "port": port}]}
+    (root / ".vscode" / "launch.json").write_text(json.dumps(launch))
+    async with mcp(root) as client:
+        job = await _call(client, "start_job", {"command": f"node --inspect=127.0.0.1:{port} wait.js"})
+        deadline = time.monotonic() + 60
+        while not _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        await _call(client, "toggle_debugger_breakpoint", {"pathInProject": "wait.js", "line": 3})
+        stop = await _call(client, "start_debug_session", {"configName": "Attach node", "waitMs": 60000})
+        assert stop["state"] == "stopped" and stop["at"] == "wait.js:3", stop
+        await _call(client, "stop_debug_session")  # detaches: the program goes on, a job of its own
+        state = await _call(client, "get_job_output", {"jobId": job["jobId"], "waitMs": 0})
+        assert state["state"] == "running", state
+        await _call(client, "cancel_job", {"jobId": job["jobId"]})
+    assert not _gone(root)
