@@ -1,5 +1,8 @@
 """The debugger for node programs (issue 14, JavaScript half): vscode-js-debug's DAP server (installed
-from npm on first use) driven through MCP client sessions, as tests/test_debugger.py does for Python."""
+from npm on first use) driven through MCP client sessions, as tests/test_debugger.py does for Python.
+
+The longer sessions (marker ``jsdebug``: leftover processes, 100 MB of output, attach) run with
+``pytest -m jsdebug tests/test_debugger_node.py`` (CI runs them as a step of their own)."""
 
 from __future__ import annotations
 
@@ -110,6 +113,7 @@ async def test_a_node_program_debugged_end_to_end(mcp: Any, root: Path) -> None:
     assert not _gone(root)
 
 
+@pytest.mark.jsdebug
 async def test_node_sessions_leave_nothing_behind(mcp: Any, root: Path) -> None:
     looping = "  let total = 0;\n  while (total === 0) {\n    for (let i = 0; i < 1e6; i++);\n  }\n"
     (root / "calc.js").write_text(CALC.replace("  let total = 0;\n", looping))
@@ -130,6 +134,7 @@ async def test_node_sessions_leave_nothing_behind(mcp: Any, root: Path) -> None:
         assert not _gone(root, 20), ending
 
 
+@pytest.mark.jsdebug
 async def test_node_huge_output_list_and_loop_stay_bounded(mcp: Any, root: Path) -> None:
     line = BIG.splitlines().index("let marker = 1;") + 1
     async with mcp(root) as client:
@@ -173,6 +178,7 @@ async def test_untrusted_workspace_is_asked_what_the_node_session_runs(mcp: Any,
         assert await _call(client, "list_debug_sessions") == [] and not _ours(root)
 
 
+@pytest.mark.jsdebug
 async def test_attach_to_a_node_job_by_its_inspector_port(mcp: Any, root: Path) -> None:
     import socket
 
