@@ -78,6 +78,8 @@ async def test_a_node_program_debugged_end_to_end(mcp: Any, root: Path) -> None:
     async with mcp(root) as client:
         await _call(client, "toggle_debugger_breakpoint", {"pathInProject": "calc.js", "line": 7})
         await _call(client, "toggle_debugger_breakpoint", {"pathInProject": "calc.js", "line": 12})  # blank
+        logpoint = {"pathInProject": "calc.js", "line": 4, "logMessage": "x={x}"}  # (js-debug: no hit counts)
+        await _call(client, "toggle_debugger_breakpoint", logpoint)
         stop = await _call(client, "start_debug_session", {"configName": "Node calc", "waitMs": 60000})
         assert stop["state"] == "stopped" and stop["reason"] == "breakpoint", stop
         assert stop["at"] == "calc.js:7" and "average" in stop["function"], stop
@@ -108,6 +110,7 @@ async def test_a_node_program_debugged_end_to_end(mcp: Any, root: Path) -> None:
         assert end["state"] == "ended" and end["exitCode"] == 1 and end["jobId"] == job, end
         output = await _call(client, "get_job_output", {"jobId": job, "waitMs": 10000})
         assert output["output"].count("average wrong") == 1, output  # not doubled by js-debug's events
+        assert "x=2\nx=4\nx=6\n" in output["output"], output  # the logpoint, printed by the program
         sessions = await _call(client, "list_debug_sessions")
         assert [(s["sessionId"], s["state"]) for s in sessions] == [(sid, "ended")]
     assert not _gone(root)
