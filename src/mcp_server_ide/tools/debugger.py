@@ -1,4 +1,4 @@
-"""Debugger tools (category "debug"): sessions of a real debug adapter (debugpy) over the Debug Adapter
+"""Debugger tools (category "debug"): sessions of a real debug adapter (debugpy, js-debug) over the Debug Adapter
 Protocol, started from ``.vscode/launch.json``, with the editor model's breakpoints.
 
 The engine is :mod:`..engines.debug`. Tools that let the program run (start, continue, step, pause)
@@ -55,8 +55,9 @@ def status(session: debug.Session) -> dict[str, Any]:
         except ToolFailure:  # it moved on meanwhile
             out["state"] = session.state
     elif session.state == "ended":
-        if session.exit_code is not None:
-            out["exitCode"] = session.exit_code
+        code = session.final_exit_code()
+        if code is not None:
+            out["exitCode"] = code
         if session.job_id:
             out["jobId"] = session.job_id
     return out
@@ -87,15 +88,20 @@ async def wait_status(session: debug.Session, wait_ms: float, since: int) -> dic
     errors=("no such configuration", "a type no adapter here debugs", "declined in an untrusted workspace"),
 )
 async def start_debug_session(configName: str, waitMs: Wait = 10000) -> dict[str, Any]:
-    """Start a launch configuration under a real debugger (debugpy) with the workspace's breakpoints; waits
-    for the first stop or the end. The program's output is the job `jobId`."""
+    """Start a launch configuration under a real debugger (debugpy; js-debug for node, installed on first
+    use) with the workspace's breakpoints; waits for the first stop or the end. Output: the job `jobId`."""
     ws = current().workspace
     target = await _run(lambda: runconfigs.Planner(ws, runconfigs.load(ws)).debug_target(configName))
     if not ws.policy.trusted:
         what = target.launch or {}
-        shown = " ".join(
-            str(x) for x in [*what.get("python", []), what.get("program") or what.get("module") or ""]
-        )
+        head = what.get("python") or [target.item.get("runtimeExecutable") or "node"]
+        if target.request == "attach":
+            head = [
+                "attach to",
+                target.item.get("processId") or target.item.get("connect") or target.item.get("port"),
+            ]
+        program = what.get("program") or what.get("module") or target.item.get("program") or ""
+        shown = " ".join(str(x) for x in [*head, program, *what.get("args", [])])
         await confirm(
             f"Debug {configName!r} from this workspace's .vscode/launch.json? It runs: {shown[:400]}",
             rule="run configurations come from workspace files and this workspace is not trusted",
@@ -103,6 +109,8 @@ async def start_debug_session(configName: str, waitMs: Wait = 10000) -> dict[str
     dbg = _debugging()
     session = await _run(dbg.start, target)
     out = await wait_status(session, waitMs, 0)
+    if session.install_note:
+        out["note"] = session.install_note
     if session.job_id:
         out["jobId"] = session.job_id
     return out
@@ -232,7 +240,7 @@ def get_variables(
     """A frame's scopes (the first expanded) or a value's children; paged, `depth` levels (max 4), long
     values cut with `…(+N chars)`."""
     session = _session(sessionId)
-    renderer = debug.Renderer(session.variables, depth=depth, limit=limit)
+    renderer = debug.Renderer(session.variables_page, depth=depth, limit=limit)
     if ref is not None:
         items, total = renderer.children(ref, offset)
         return _page({"variables": items}, offset, len(items), total)
@@ -295,7 +303,8 @@ async def evaluate_expression(
 )
 async def set_exception_breakpoints(
     filters: Annotated[
-        list[str], Field(description="debugpy: raised, uncaught, userUnhandled; [] for none.")
+        list[str],
+        Field(description="debugpy: raised, uncaught, userUnhandled; node: all, uncaught; [] for none."),
     ],
     sessionId: SessionId = None,
 ) -> str:

@@ -1,9 +1,11 @@
-"""The debugger: a Debug Adapter Protocol client driving real adapters (debugpy for Python).
+"""The debugger: a Debug Adapter Protocol client driving real adapters (debugpy for Python, vscode-js-debug
+for node).
 
 Modules, one idea each: ``wire`` (Content-Length framing), ``protocol`` (the DAP JSON schema shipped
 with debugpy: requests are checked against it, never a second hand-written copy), ``client`` (one
 adapter process: requests, events, reverse requests, spawned through the process engine),
-``adapters`` (which adapter runs which launch type, and its launch arguments), ``attach`` (attach
+``adapters`` (which adapter runs which launch type, and its launch arguments), ``jsdebug`` (js-debug's
+DAP server, installed from npm on first use), ``attach`` (attach
 only to the workspace's own processes), ``breakpoints`` (the editor model's breakpoints as DAP
 source breakpoints, their options, the adapter's verdicts), ``render`` (variables bounded for a
 model), ``session`` (one session's state machine), ``sessions`` (a workspace's sessions).

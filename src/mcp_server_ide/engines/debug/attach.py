@@ -4,7 +4,10 @@ loopback port that such a process listens on (read from ``/proc/net/tcp*`` and t
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import shutil
+import subprocess
 from typing import TYPE_CHECKING, Any
 
 from ..failures import ToolFailure
@@ -100,6 +103,13 @@ def attach_arguments(item: dict[str, Any], jobs: Jobs) -> dict[str, Any]:
             raise ToolFailure(
                 f"refused: process {pid} is not one of this workspace's jobs ({rule})", kind="refused"
             )
+        if item.get("type") in ("debugpy", "python") and (why := pid_attach_refusal()) is not None:
+            raise ToolFailure(
+                f"unavailable: {name!r} cannot attach to process {pid} by its id here: {why}; start the "
+                "program under debugpy instead (python -m debugpy --listen 127.0.0.1:PORT ...) and attach "
+                'with "connect": {"port": PORT}',
+                kind="unavailable",
+            )
         return {**base, "processId": pid}
     raw = item.get("connect")
     connect: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -119,3 +129,45 @@ def attach_arguments(item: dict[str, Any], jobs: Jobs) -> dict[str, Any]:
             f"refused: nothing of this workspace's jobs listens on port {port} ({rule})", kind="refused"
         )
     return {**base, "connect": {"host": host, "port": port}}
+
+
+PROBE_TIMEOUT_S = 30.0
+
+
+@functools.cache
+def pid_attach_refusal() -> str | None:
+    """Why debugpy cannot attach by process id on this machine (None: it can). debugpy injects itself
+    with gdb, which must be installed, allowed to trace (Yama's ``ptrace_scope``), and able to call a
+    function inside the target: that is probed once on a throwaway process of this server's own, since
+    a failed injection can break the target (on some virtual machines' kernels gdb cannot write the
+    registers back: "Couldn't write extended state status")."""
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        return "gdb is not installed (debugpy attaches by process id through gdb: apt-get install gdb)"
+    with contextlib.suppress(OSError, ValueError):
+        scope = int(open("/proc/sys/kernel/yama/ptrace_scope").read().strip())  # noqa: SIM115
+        if scope >= 3 or (scope >= 1 and os.geteuid() != 0):
+            return f"the kernel's ptrace_scope is {scope}, which forbids tracing another process"
+    probe = subprocess.Popen(
+        ["sleep", "60"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        done = subprocess.run(
+            [gdb, "--nx", "--nh", "--batch", "-p", str(probe.pid), "-ex", "call (int)getpid()"],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        output = done.stdout + done.stderr
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        output = str(exc)
+    finally:
+        probe.kill()
+        probe.wait()
+    if f"= {probe.pid}" in output:
+        return None
+    lines = [ln.strip() for ln in output.splitlines() if "rror" in ln or "ouldn't" in ln or "denied" in ln]
+    why = lines[0][:200] if lines else "gdb could not call into a process"
+    return f"gdb cannot inject code into a running process on this machine ({why})"

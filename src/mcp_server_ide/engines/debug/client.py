@@ -47,18 +47,23 @@ class _Pending:
 
 class DapClient:
     """One connection to one adapter: a process :meth:`start` spawns from ``prep`` (and :meth:`close` kills
-    with its tree), or, given ``connect``, an adapter already listening on a loopback port (debugpy's
-    ``--listen`` in a program the workspace started), which :meth:`close` only disconnects from."""
+    with its tree) and talks to on stdio, or on the unix socket ``listen`` it was told to serve on; or,
+    given ``connect``, an adapter already listening on a loopback port (debugpy's ``--listen`` in a
+    program the workspace started) or unix socket (a js-debug server's child session), which
+    :meth:`close` only disconnects from."""
 
     def __init__(
         self,
         prep: Prepared | None,
         on_event: EventHandler,
         on_reverse: ReverseHandler,
-        connect: tuple[str, int] | None = None,
+        connect: tuple[str, int] | str | None = None,
+        listen: str | None = None,
     ) -> None:
         self.prep = prep
         self.connect = connect
+        self.listen = listen
+        """With ``prep``: the adapter is a DAP server told to listen on this unix socket (js-debug)."""
         self.sock: socket.socket | None = None
         self._out: IO[bytes] | None = None
         self.on_event = on_event
@@ -83,27 +88,46 @@ class DapClient:
     def _open(self) -> IO[bytes]:
         """Spawn the adapter or connect to it; returns the stream its messages come on."""
         if self.connect is not None:
-            try:
-                self.sock = socket.create_connection(self.connect, timeout=5)
-            except OSError as exc:
-                raise ToolFailure(
-                    f"unavailable: cannot connect to the debugger on port {self.connect[1]}: {exc.strerror or exc}",
-                    kind="unavailable",
-                ) from None
-            self.sock.settimeout(None)
-            self._out = self.sock.makefile("wb")
-            return self.sock.makefile("rb")
+            return self._connect(self.connect)
         assert self.prep is not None
         self.proc, self.tree = spawn(
             self.prep,
-            stdin=subprocess.PIPE,
+            stdin=subprocess.DEVNULL if self.listen else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             pdeathsig=True,
         )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdout is not None
+        if self.listen is not None:
+            first = self.proc.stdout.readline(4096)  # "Debug server listening at <path>"
+            if not first:
+                raise ToolFailure(
+                    "unavailable: the debug adapter ended before it listened", kind="unavailable"
+                )
+            out = self.proc.stdout
+            threading.Thread(target=lambda: all(iter(lambda: out.read(65536), b"")), daemon=True).start()
+            return self._connect(self.listen)
+        assert self.proc.stdin is not None
         self._out = self.proc.stdin
         return self.proc.stdout
+
+    def _connect(self, where: tuple[str, int] | str) -> IO[bytes]:
+        try:
+            if isinstance(where, str):
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.settimeout(5)
+                self.sock.connect(where)
+            else:
+                self.sock = socket.create_connection(where, timeout=5)
+        except OSError as exc:
+            what = "its socket" if isinstance(where, str) else f"port {where[1]}"
+            raise ToolFailure(
+                f"unavailable: cannot connect to the debugger on {what}: {exc.strerror or exc}",
+                kind="unavailable",
+            ) from None
+        self.sock.settimeout(None)
+        self._out = self.sock.makefile("wb")
+        return self.sock.makefile("rb")
 
     def _run(self, started: threading.Event, failure: list[BaseException]) -> None:
         try:

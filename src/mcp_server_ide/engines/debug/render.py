@@ -18,8 +18,9 @@ MAX_DEPTH = 4
 GROUPS = ("special variables", "function variables", "class variables", "protected variables")
 """debugpy's grouping entries (dunders, methods): not the program's data, left out of answers."""
 
-Fetch = Callable[[int], list[dict[str, Any]]]
-"""``variablesReference -> its children`` (the adapter's ``variables`` answer)."""
+Fetch = Callable[[int, int, int], tuple[list[dict[str, Any]], int | None]]
+"""``(variablesReference, offset, limit) -> (children, total)``: one page and the count of all when
+the adapter pages (a large array in js-debug), else every child and None."""
 
 
 def cut(text: str, limit: int = VALUE_CHARS) -> str:
@@ -37,13 +38,17 @@ class Renderer:
 
     def children(self, ref: int, offset: int = 0, level: int = 1) -> tuple[list[dict[str, Any]], int]:
         """One page of ``ref``'s children (rendered), and how many children it has in all."""
-        every = [v for v in self.fetch(ref) if v.get("name") not in GROUPS]
-        page = every[max(0, offset) : max(0, offset) + self.limit]
+        got, total = self.fetch(ref, max(0, offset), self.limit)
+        if total is None:
+            every = [v for v in got if v.get("name") not in GROUPS]
+            page, total = every[max(0, offset) : max(0, offset) + self.limit], len(every)
+        else:
+            page = got[: self.limit]
         out: list[dict[str, Any]] = []
         for var in page:  # every item of the page is shown; the budget only stops expanding
             self.budget -= 1
             out.append(self.one(var, level))
-        return out, len(every)
+        return out, total
 
     def one(self, var: dict[str, Any], level: int) -> dict[str, Any]:
         item: dict[str, Any] = {

@@ -4,11 +4,17 @@ Events move the state (``stopped``, ``continued``, ``exited``, ``terminated``, t
 closing); waiters block on :attr:`Session.cond` until the program stops or ends. The program itself
 is started through the adapter's ``runInTerminal`` request as a job of the process engine (see
 :mod:`.adapters`): its output is that job's log, its tree is killed with the session.
+
+A DAP server adapter (js-debug) runs the program in a child session it asks for (``startDebugging``):
+the session opens it as a second connection (:attr:`Session.child`), and every request about the
+program goes there (:attr:`Session.dap`); the first connection only launched it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +35,8 @@ if TYPE_CHECKING:
 State = Literal["starting", "running", "stopped", "ended"]
 START_TIMEOUT_S = 20.0
 MAX_NOTES = 200
+PAGED_OVER = 100
+"""A value with more indexed children than this is read a page at a time."""
 END_GRACE_S = 5.0
 """After the adapter says the program ended, how long its job may take to exit before it is killed."""
 
@@ -64,12 +72,37 @@ class Session:
         self.notes: list[str] = []
         self.notes_seen = 0
         """How many notes were dropped from the front of :attr:`notes` (kept short)."""
+        self.install_note: str | None = None
+        self.child: DapClient | None = None
+        self.child_initialized = threading.Event()
+        self.child_ready = threading.Event()
+        """The child session is configured (or failed to be): requests about the program may go to it."""
+        self._breakpoints: dict[str, list[dict[str, Any]]] = {}
+        self._filters: list[str] = []
+        self._socket_dir: str | None = None
+        self._indexed: dict[int, int] = {}
+        """``variablesReference -> indexedVariables`` of the values seen (which to ask for by pages)."""
+        argv, listen = adapter.argv, None
+        if adapter.server and not connect:
+            from . import jsdebug
+
+            argv, self.install_note = jsdebug.ensure()
+            self._socket_dir = tempfile.mkdtemp(prefix="mcp-ide-dap-")  # 0700: only this user connects
+            listen = f"{self._socket_dir}/dap.sock"
+            argv = [*argv, listen]
+        self.listen = listen
         self.client = DapClient(
-            None if connect else prepare(adapter.argv, ws=ws, cwd=str(ws.root)),
+            None if connect else prepare(argv, ws=ws, cwd=str(ws.root)),
             self._on_event,
             self._on_reverse,
             connect,
+            listen,
         )
+
+    @property
+    def dap(self) -> DapClient:
+        """The connection that drives the program: the child session's once there is one."""
+        return self.child or self.client
 
     # -- events ------------------------------------------------------------------------
 
@@ -84,6 +117,12 @@ class Session:
         with self.cond:
             start = max(0, index - self.notes_seen)
             return self.notes[start:], self.notes_seen + len(self.notes)
+
+    def _on_child_event(self, event: str, body: dict[str, Any]) -> None:
+        if event == "initialized":
+            self.child_initialized.set()
+        else:
+            self._on_event(event, body)
 
     def _on_event(self, event: str, body: dict[str, Any]) -> None:
         with self.cond:
@@ -109,18 +148,25 @@ class Session:
             elif event == "breakpoint" and isinstance(body.get("breakpoint"), dict):
                 self.verification.changed(body["breakpoint"])
             elif event == "output" and body.get("category") in ("console", "stdout", "stderr", "important"):
-                self._output(str(body.get("output", "")))
+                mirrored = self.adapter.mirrors_output and body.get("category") in ("stdout", "stderr")
+                self._output(str(body.get("output", "")), to_log=not mirrored)
             self.cond.notify_all()
 
-    def _output(self, text: str) -> None:
+    def _output(self, text: str, to_log: bool = True) -> None:
         """Adapter messages and logpoints: into the program's job log (paged by get_job_output)."""
-        if self.job_id is not None:
+        if self.job_id is not None and to_log:
             with contextlib.suppress(ToolFailure):
                 self.jobs.get(self.job_id).log.append(text.encode(errors="replace"))
         if text.strip():
             self._note(f"{self.id} output: {text.strip()[:200]}")
 
     def _on_reverse(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        if command == "startDebugging" and self.listen is not None:
+            if self.child is None:  # the program's session; a later one (a forked node) runs undebugged
+                threading.Thread(
+                    target=self._start_child, args=(args,), name=f"mcp-ide-{self.id}-child", daemon=True
+                ).start()
+            return {}
         if command != "runInTerminal":
             raise ValueError(f"this client does not support the {command!r} request")
         argv = [str(a) for a in args.get("args", [])]
@@ -131,40 +177,51 @@ class Session:
 
     # -- starting ----------------------------------------------------------------------
 
+    def _initialize(self, client: DapClient) -> None:
+        client.request(
+            "initialize",
+            {
+                "clientID": "mcp-server-ide",
+                "clientName": "mcp-server-ide",
+                "adapterID": self.adapter.adapter_id,
+                "pathFormat": "path",
+                "linesStartAt1": True,
+                "columnsStartAt1": True,
+                "supportsVariableType": True,
+                "supportsRunInTerminalRequest": True,
+                "supportsStartDebuggingRequest": self.listen is not None,
+            },
+        )
+
+    def _configure(
+        self, client: DapClient, request: str, arguments: dict[str, Any], ready: threading.Event
+    ) -> None:
+        """``launch``/``attach`` on ``client``, then (once it is ``initialized``) breakpoints and ``configurationDone``."""
+        waiter = client.send_request(request, arguments)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not ready.wait(0.05):
+            if waiter.done.is_set():
+                client.answer(request, waiter)  # a refusal names its reason
+            if time.monotonic() > deadline or client.closed.is_set():
+                raise ToolFailure(
+                    f"unavailable: the debug adapter did not get ready within {START_TIMEOUT_S:g} s",
+                    kind="unavailable",
+                )
+        for path, bps in list(self._breakpoints.items()):
+            self.set_breakpoints(path, bps)
+        self.set_exception_filters(self._filters)
+        client.request("configurationDone")
+        client.answer(request, waiter, START_TIMEOUT_S)
+
     def start(
         self, arguments: dict[str, Any], breakpoints: dict[str, list[dict[str, Any]]], filters: list[str]
     ) -> None:
         """Spawn the adapter, ``initialize``, ``launch``/``attach``, send the breakpoints, ``configurationDone``."""
+        self._breakpoints, self._filters = dict(breakpoints), list(filters)
         try:
             self.client.start()
-            self.client.request(
-                "initialize",
-                {
-                    "clientID": "mcp-server-ide",
-                    "clientName": "mcp-server-ide",
-                    "adapterID": self.adapter.adapter_id,
-                    "pathFormat": "path",
-                    "linesStartAt1": True,
-                    "columnsStartAt1": True,
-                    "supportsVariableType": True,
-                    "supportsRunInTerminalRequest": True,
-                },
-            )
-            waiter = self.client.send_request(self.request, arguments)
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while not self.initialized.wait(0.05):
-                if waiter.done.is_set():
-                    self.client.answer(self.request, waiter)  # a refusal names its reason
-                if time.monotonic() > deadline or self.client.closed.is_set():
-                    raise ToolFailure(
-                        f"unavailable: the debug adapter did not get ready within {START_TIMEOUT_S:g} s",
-                        kind="unavailable",
-                    )
-            for path, bps in breakpoints.items():
-                self.set_breakpoints(path, bps)
-            self.set_exception_filters(filters)
-            self.client.request("configurationDone")
-            self.client.answer(self.request, waiter, START_TIMEOUT_S)
+            self._initialize(self.client)
+            self._configure(self.client, self.request, arguments, self.initialized)
         except BaseException:
             self.stop()
             raise
@@ -173,8 +230,26 @@ class Session:
                 self.state = "running"
             self.cond.notify_all()
 
+    def _start_child(self, args: dict[str, Any]) -> None:
+        """Open the child session js-debug asked for (``startDebugging``) and configure it."""
+        assert self.listen is not None
+        child = DapClient(None, self._on_child_event, self._on_reverse, self.listen)
+        try:
+            child.start()
+            self._initialize(child)
+            self.child = child  # from here on breakpoints and requests go to the program's session
+            request = "attach" if args.get("request") == "attach" else "launch"
+            self._configure(child, request, dict(args.get("configuration") or {}), self.child_initialized)
+        except ToolFailure as exc:
+            with self.cond:
+                self._note(f"{self.id} the program's debug session did not start: {exc}")
+                self.cond.notify_all()
+        finally:
+            self.child_ready.set()
+
     def set_breakpoints(self, path: str, bps: list[dict[str, Any]]) -> None:
-        body = self.client.request("setBreakpoints", {"source": {"path": path}, "breakpoints": bps})
+        self._breakpoints[path] = bps
+        body = self.dap.request("setBreakpoints", {"source": {"path": path}, "breakpoints": bps})
         self.verification.answered(path, bps, body.get("breakpoints", []))
 
     def set_exception_filters(self, filters: list[str]) -> None:
@@ -185,7 +260,8 @@ class Session:
                 f"invalid filters: {', '.join(map(repr, bad))} (this adapter offers {', '.join(offered)})",
                 kind="invalid",
             )
-        self.client.request("setExceptionBreakpoints", {"filters": list(filters)})
+        self._filters = list(filters)
+        self.dap.request("setExceptionBreakpoints", {"filters": list(filters)})
 
     # -- control -----------------------------------------------------------------------
 
@@ -211,19 +287,25 @@ class Session:
 
     def resume(self, how: Literal["continue", "next", "stepIn", "stepOut"]) -> None:
         stop = self._need_stopped(how)
-        thread = stop.get("threadId") or self.first_thread()
+        thread = stop.get("threadId")
+        thread = self.first_thread() if thread is None else thread  # js-debug's thread is 0
         with self.cond:
             self.state, self.stop_info = "running", None
-        self.client.request(how, {"threadId": thread})
+        self.dap.request(how, {"threadId": thread})
 
     def pause(self) -> None:
         with self.cond:
             if self.state != "running":
                 return
-        self.client.request("pause", {"threadId": self.first_thread()})
+        thread = self.first_thread()  # first: with js-debug it waits for the program's session
+        self.dap.request("pause", {"threadId": thread})
 
     def first_thread(self) -> int:
-        threads = self.client.request("threads").get("threads", [])
+        if self.listen is not None:  # js-debug: the program's threads are the child session's
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not self.child_ready.wait(0.05) and self.live and time.monotonic() < deadline:
+                pass
+        threads = self.dap.request("threads").get("threads", [])
         if not threads:
             raise ToolFailure("conflict: the program has no threads (it is ending)", kind="conflict")
         return int(threads[0]["id"])
@@ -249,22 +331,42 @@ class Session:
     def frames(self, thread: int | None = None, levels: int = 20) -> tuple[int, list[dict[str, Any]], int]:
         """``(threadId, frames, totalFrames)``."""
         stop = self._need_stopped("reading the stack")
-        thread = int(thread or stop.get("threadId") or self.first_thread())
-        body = self.client.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": levels})
+        if thread is None:
+            thread = stop.get("threadId")
+        thread = int(self.first_thread() if thread is None else thread)
+        body = self.dap.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": levels})
         frames: list[dict[str, Any]] = list(body.get("stackFrames", []))
         return thread, frames, int(body.get("totalFrames") or len(frames))
 
     def threads(self) -> list[dict[str, Any]]:
         self._need_stopped("listing threads")
-        return list(self.client.request("threads").get("threads", []))
+        return list(self.dap.request("threads").get("threads", []))
 
     def scopes(self, frame_id: int) -> list[dict[str, Any]]:
         self._need_stopped("reading variables")
-        return list(self.client.request("scopes", {"frameId": frame_id}).get("scopes", []))
+        return list(self.dap.request("scopes", {"frameId": frame_id}).get("scopes", []))
 
     def variables(self, ref: int) -> list[dict[str, Any]]:
+        """All of ``ref``'s children (an adapter that pages, js-debug, is asked for the first page only)."""
+        return self.variables_page(ref, 0, PAGED_OVER)[0]
+
+    def variables_page(self, ref: int, offset: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+        """``ref``'s children from ``offset``: a value with many indexed children (as the adapter counted
+        them, ``indexedVariables``) is asked for one page; returns the page and that count, else every
+        child and None."""
         self._need_stopped("reading variables")
-        return list(self.client.request("variables", {"variablesReference": ref}).get("variables", []))
+        indexed = self._indexed.get(ref, 0)
+        args: dict[str, Any] = {"variablesReference": ref}
+        if indexed > PAGED_OVER:
+            offset = max(0, min(offset, indexed))
+            args |= {"filter": "indexed", "start": offset, "count": max(0, min(limit, indexed - offset))}
+        found = list(self.dap.request("variables", args).get("variables", []))
+        if len(self._indexed) > 10_000:
+            self._indexed.clear()
+        for var in found:
+            if var.get("variablesReference") and var.get("indexedVariables"):
+                self._indexed[int(var["variablesReference"])] = int(var["indexedVariables"])
+        return found, (indexed if indexed > PAGED_OVER else None)
 
     def evaluate(self, expression: str, frame_id: int | None) -> dict[str, Any]:
         self._need_stopped("evaluating")
@@ -274,7 +376,7 @@ class Session:
         args: dict[str, Any] = {"expression": expression, "context": "repl"}
         if frame_id is not None:
             args["frameId"] = frame_id
-        return self.client.request("evaluate", args)
+        return self.dap.request("evaluate", args)
 
     def top(self) -> dict[str, Any]:
         """The stop in brief: reason, location, function, frame id and the frame's locals."""
@@ -297,6 +399,24 @@ class Session:
 
     # -- ending ------------------------------------------------------------------------
 
+    def final_exit_code(self) -> int | None:
+        """The program's exit code: the adapter's ``exited`` event, else (js-debug sends none) its job's,
+        waiting up to :data:`END_GRACE_S` for the job to end."""
+        if self.exit_code is not None or self.job_id is None:
+            return self.exit_code
+        deadline = time.monotonic() + END_GRACE_S
+        while True:
+            try:
+                job = self.jobs.get(self.job_id)
+            except ToolFailure:
+                return None
+            if not job.running:
+                self.exit_code = job.exit_code
+                return self.exit_code
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.05)
+
     def stop(self) -> None:
         """End the session: ``disconnect`` (ending a launched program), then kill the adapter's tree
         and the program's job, whatever answered. Safe to call again, from any thread."""
@@ -316,14 +436,19 @@ class Session:
         self.stop()
 
     def _stop(self) -> None:
-        if not self.client.closed.is_set() and (self.client.proc or self.client.sock) is not None:
-            with contextlib.suppress(ToolFailure, ValueError):
-                self.client.request("disconnect", {"terminateDebuggee": self.request == "launch"}, 3.0)
+        for client in (self.child, self.client):
+            if client is not None and not client.closed.is_set() and (client.proc or client.sock) is not None:
+                with contextlib.suppress(ToolFailure, ValueError):
+                    client.request("disconnect", {"terminateDebuggee": self.request == "launch"}, 3.0)
         if self.job_id is not None and self.request == "launch":
             with contextlib.suppress(ToolFailure):
                 if self.jobs.get(self.job_id).running:
                     self.jobs.cancel(self.job_id)
+        if self.child is not None:
+            self.child.close()
         self.client.close()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
         with self.cond:
             self.state = "ended"
             self.cond.notify_all()

@@ -102,8 +102,13 @@ class Debugging:
         jobs = self._jobs()
         if target.request == "attach":
             arguments = attach_arguments(target.item, jobs)
+            if adapter.server and "connect" in arguments:  # js-debug attaches to node's inspector port
+                where = arguments.pop("connect")
+                arguments |= {"type": "pwa-node", "port": where["port"], "address": where["host"]}
+            elif adapter.server:
+                arguments["type"] = "pwa-node"
         elif target.request == "launch" and target.launch is not None:
-            arguments = launch_arguments(target.item, target.launch)
+            arguments = launch_arguments(target.item, target.launch, adapter)
         else:
             raise ToolFailure(
                 f"invalid configuration: request {target.request!r} is not launch or attach", kind="invalid"
