@@ -26,20 +26,11 @@ import httpx
 import pytest
 
 from tests.support.hosted import HostedService, hosted_cli, start_hosted
+from tests.support.net import ACCEPT, initialize
 
 pytestmark = pytest.mark.anyio
 
-ACCEPT = "application/json, text/event-stream"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INIT = initialize("2025-11-25", id=1)
 
 
 @pytest.fixture(scope="module")

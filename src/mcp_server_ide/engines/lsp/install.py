@@ -70,6 +70,12 @@ def _npm_argv() -> list[str]:
     return [npm]
 
 
+def npm_install_argv(prefix: Path, *packages: str) -> list[str]:
+    """``npm install`` of ``packages`` (``name@version``) into ``prefix``, quietly, nothing saved."""
+    return [*_npm_argv(), "install", "--no-audit", "--no-fund", "--no-save", "--loglevel=error",
+            "--prefix", str(prefix), *packages]  # fmt: skip
+
+
 def typescript_folder() -> Path:
     return (
         cache_home()
@@ -109,18 +115,9 @@ def ensure_typescript() -> tuple[Path, Path]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if marker.exists() and cli.exists():
             return cli, lib
-        argv = [
-            *_npm_argv(),
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            "--loglevel=error",
-            "--prefix",
-            str(folder),
-            f"{TS_SERVER_PACKAGE}@{TS_SERVER_VERSION}",
-            f"typescript@{TYPESCRIPT_VERSION}",
-        ]
+        argv = npm_install_argv(
+            folder, f"{TS_SERVER_PACKAGE}@{TS_SERVER_VERSION}", f"typescript@{TYPESCRIPT_VERSION}"
+        )
         env = dict(os.environ)
         node = bundled_node()
         if node is not None:
