@@ -18,6 +18,7 @@ import sys
 import sysconfig
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..failures import ToolFailure
@@ -47,12 +48,21 @@ def rg_binary() -> str:
     return found
 
 
-def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[bytes, bytes, int, str | None]:
+def run(
+    args: list[str],
+    cwd: Path,
+    timeout: float,
+    max_output: int,
+    on_output: Callable[[bytes], None] | None = None,
+) -> tuple[bytes, bytes, int, str | None]:
     """Run ripgrep; returns (stdout, stderr, exit code, why it was stopped early or None).
+
+    With ``on_output``, stdout is handed to it as it arrives (on this thread, a chunk at a time:
+    the caller works on it while ripgrep still runs) and not kept (the stdout returned is empty).
 
     Spawned here with subprocess directly rather than through the process engine: this is the hot
     path of every search (the benchmark's 1.5x budget over a bare ``rg`` leaves ~1 ms), it needs
-    no job, pty or streaming, and it still follows the process rules: its own process group, killed
+    no job or pty, and it still follows the process rules: its own process group, killed
     whole on timeout or cap, stdin closed, a scrubbed environment, cwd the root.
 
     A process group, not a session of its own: where the scheduler groups tasks by session
@@ -80,6 +90,32 @@ def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[by
     _widen(proc.stdout.fileno())
     out: list[bytes] = []
     err: list[bytes] = []
+    try:
+        reason = _read(proc, out, err, timeout, max_output, on_output)
+    except BaseException:
+        _kill_group(proc)  # on_output failed, or the thread was interrupted: ripgrep stops too
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        raise
+    if reason is not None:
+        _kill_group(proc)
+    code = proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    return b"".join(out), b"".join(err)[:4096], code, reason
+
+
+def _read(
+    proc: subprocess.Popen[bytes],
+    out: list[bytes],
+    err: list[bytes],
+    timeout: float,
+    max_output: int,
+    on_output: Callable[[bytes], None] | None,
+) -> str | None:
+    """Read ripgrep's streams until both end; why it must be stopped early, or None."""
+    assert proc.stdout is not None and proc.stderr is not None
     size = 0
     reason: str | None = None
     deadline = time.monotonic() + timeout
@@ -102,9 +138,14 @@ def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[by
                     sel.unregister(key.fileobj)
                     open_streams -= 1
                     continue
-                key.data.append(chunk)
-                if key.data is out:
+                if key.data is not out:
+                    err.append(chunk)
+                else:
                     size += len(chunk)
+                    if on_output is not None:
+                        on_output(chunk)
+                    else:
+                        out.append(chunk)
                     if size > max_output:
                         reason = (
                             f"the search stopped after {max_output // (1024 * 1024)} MB of results "
@@ -113,12 +154,7 @@ def run(args: list[str], cwd: Path, timeout: float, max_output: int) -> tuple[by
                         break
             if reason:
                 break
-    if reason is not None:
-        _kill_group(proc)
-    code = proc.wait()
-    proc.stdout.close()
-    proc.stderr.close()
-    return b"".join(out), b"".join(err)[:4096], code, reason
+    return reason
 
 
 PIPE_SIZE = 1 << 20
