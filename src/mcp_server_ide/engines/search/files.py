@@ -17,7 +17,7 @@ from pathlib import Path
 from .beneath import present
 from .globs import matcher
 from .names import NameStream, candidates, contains, records, split_names
-from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, rel_name, rg_binary, run
+from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, Running, rel_name, rg_binary, run
 from .scope import SWAPPED, Filters, common_args
 
 
@@ -46,6 +46,36 @@ def list_files(
     return _checked(root, paths, filters, reason)
 
 
+class StreamedFiles:
+    """The files :func:`list_files` lists of the whole root (default filters), handed to ``on_names``
+    a batch at a time as ripgrep prints them: ripgrep runs while the caller works, which calls
+    :meth:`poll` between its own steps and :meth:`finish` at the end (or :meth:`stop`).
+
+    No name is looked up again beneath the root (:func:`.beneath.present`): only for a caller that
+    uses the names to filter a walk of its own that never follows a link (``project_fs_list``),
+    where a name from beyond a folder swapped for a link matches nothing."""
+
+    def __init__(
+        self,
+        root: Path,
+        on_names: Callable[[list[str]], None],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_output: int = MAX_OUTPUT,
+    ) -> None:
+        self._names = NameStream(on_names)
+        args = [rg_binary(), *common_args(Filters()), "--files", "--null", "--", "."]
+        self._rg = Running(args, root, timeout, max_output, self._names.feed)
+        self.poll = self._rg.poll
+        self.stop = self._rg.stop
+
+    def finish(self) -> str | None:
+        """Every name handed over; why ripgrep was stopped early, or None."""
+        _out, _err, _code, reason = self._rg.finish()
+        self._names.end(cut=reason is not None)
+        return reason
+
+
 def stream_files(
     root: Path,
     on_names: Callable[[list[str]], None],
@@ -53,16 +83,8 @@ def stream_files(
     timeout: float = DEFAULT_TIMEOUT,
     max_output: int = MAX_OUTPUT,
 ) -> str | None:
-    """The files :func:`list_files` lists of the whole root (default filters), handed to ``on_names``
-    a batch at a time while ripgrep prints them (on this thread); why ripgrep was stopped early, or
-    None. No name is looked up again beneath the root (:func:`.beneath.present`): only for a caller
-    that uses the names to filter a walk of its own that never follows a link (``project_fs_list``),
-    where a name from beyond a folder swapped for a link matches nothing."""
-    names = NameStream(on_names)
-    args = [rg_binary(), *common_args(Filters()), "--files", "--null", "--", "."]
-    _out, _err, _code, reason = run(args, root, timeout, max_output, names.feed)
-    names.end(cut=reason is not None)
-    return reason
+    """:class:`StreamedFiles` read to the end at once; why ripgrep was stopped early, or None."""
+    return StreamedFiles(root, on_names, timeout=timeout, max_output=max_output).finish()
 
 
 def find_files(

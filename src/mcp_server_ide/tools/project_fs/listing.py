@@ -82,11 +82,14 @@ def project_fs_list(
     bounds = WalkBounds()
     ignores: IgnoreFilter | None = None
     try:
-        found = walk(resolved, recursive, bounds)
+        found = walk(resolved, recursive, bounds, None if ripgrep is None else ripgrep.poll)
         if ripgrep is not None:  # while ripgrep runs: what the filter needs of the walk
             ignores = IgnoreFilter(resolved, found)
-    finally:
-        listed = ripgrep.result() if ripgrep is not None else None
+    except BaseException:
+        if ripgrep is not None:
+            ripgrep.stop()
+        raise
+    listed = ripgrep.result() if ripgrep is not None else None
     complete = found.complete
     if listed is None:
         names = found.files() + found.folders

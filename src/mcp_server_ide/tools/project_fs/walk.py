@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -25,6 +26,8 @@ from .walkbounds import WalkBounds
 ALWAYS_SKIPPED = frozenset({"node_modules", ".git", "dist"})
 MAX_WALK = 500_000
 """Entries a walk records at most; it stops there, marked incomplete."""
+MEANWHILE_EVERY = 32
+"""Folders between two calls of a walk's ``meanwhile`` (~0.2 ms of walking on an idle machine)."""
 SETTLED_NS = 2_000_000_000
 """How long a folder must have been unchanged before its read is kept (covers coarse timestamps)."""
 
@@ -56,9 +59,16 @@ class Walk:
         return out
 
 
-def walk(resolved: sandbox.Resolved, recursive: bool, bounds: WalkBounds | None = None) -> Walk:
+def walk(
+    resolved: sandbox.Resolved,
+    recursive: bool,
+    bounds: WalkBounds | None = None,
+    meanwhile: Callable[[], None] | None = None,
+) -> Walk:
     """The entries below the folder (with ``recursive``, the whole tree). The one place the walk
-    descends; ``bounds`` stops it going too deep or on too long (the answer then says so)."""
+    descends; ``bounds`` stops it going too deep or on too long (the answer then says so);
+    ``meanwhile`` is called every :data:`MEANWHILE_EVERY` folders (work that must go on while the
+    walk runs, on its thread)."""
     found = Walk()
     try:
         top = sandbox.open_listing(resolved.root, resolved.rel)
@@ -73,7 +83,11 @@ def walk(resolved: sandbox.Resolved, recursive: bool, bounds: WalkBounds | None 
         seen.add((st.st_dev, st.st_ino))
         stack[0] = (top, prefix, _record(found, _reading(top, st, found), prefix, recursive))
         lstat, is_dir, reads = os.stat, stat.S_ISDIR, _READS.by_folder  # the loop's hot names
+        steps = 0
         while stack and found.complete:
+            steps += 1
+            if meanwhile is not None and not steps % MEANWHILE_EVERY:
+                meanwhile()
             fd, base, subfolders = stack[-1]
             if bounds is not None and subfolders and bounds.stop_here(len(stack)):
                 subfolders.clear()  # too deep, or out of time: its subfolders are not walked
