@@ -2,10 +2,10 @@
 ripgrep's rules (the search tools' own).
 
 ripgrep's ``--files`` runs while the walk runs (:class:`RipgrepFiles`: it walks in its own process,
-so the two overlap), and the names it prints are split and gathered into a set as they arrive (the
-walk takes them between folders), not once it ends. While it still runs, the walk's names are sorted (:class:`IgnoreFilter`);
-once it ends, only what needs both is left: the walk's files ripgrep did not name (one set
-difference) and a pass over the folders. On a 100,000-file tree that is ~20 ms after ripgrep, where
+so the two overlap), and the names it prints are split as they arrive (the walk takes them between
+folders) and, once the walk is done, taken out of the set of its files as they arrive; what is
+left are the files ripgrep did not name. Once ripgrep ends, a pass over the folders is all that is
+left (:meth:`IgnoreFilter.apply`). On a 100,000-file tree that is ~20 ms after ripgrep, where
 parsing its output and filtering name by name afterwards was 0.1-0.3 s. What the filter needs of
 the walk alone (the sorted names: ~50 ms of the process's time, which a busy machine does not give
 for free) is kept for the next listing, and used again while its walk finds the same.
@@ -14,6 +14,7 @@ for free) is kept for the next listing, and used again while its walk finds the 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,21 +23,28 @@ from .walk import EntryKind, Walk
 
 
 class RipgrepFiles:
-    """The files ripgrep keeps, gathered while the walk runs: the walk calls :meth:`poll` between
-    folders (on its own thread), which takes what ripgrep has printed so far."""
+    """The files ripgrep keeps, taken while the walk runs: the walk calls :meth:`poll` between
+    folders (on its own thread), which takes what ripgrep has printed so far. Until :meth:`into`
+    names the set to take them out of, the names wait in a list (no set is built of them)."""
 
     def __init__(self, root: Path) -> None:
-        self._names: set[str] = set()
+        self._waiting: list[str] = []
+        self._sink: Callable[[list[str]], object] = self._waiting.extend
         # No swapped-folder check: the names only filter the walk, which never follows a link,
         # so a name from beyond a folder swapped for a link matches nothing.
-        self._rg = search.StreamedFiles(root, self._names.update)
+        self._rg = search.StreamedFiles(root, lambda names: self._sink(names))
         self.poll = self._rg.poll
         self.stop = self._rg.stop
 
-    def result(self) -> tuple[set[str], bool]:
-        """The names (relative), and whether ripgrep listed them all (not stopped early)."""
-        reason = self._rg.finish()
-        return self._names, reason is None
+    def into(self, files: set[str]) -> None:
+        """Take every name ripgrep prints, from now on and so far, out of ``files``."""
+        files.difference_update(self._waiting)
+        self._waiting = []
+        self._sink = files.difference_update
+
+    def finish(self) -> bool:
+        """Read ripgrep to the end; whether it listed every file (it was not stopped early)."""
+        return self._rg.finish() is None
 
 
 @dataclass
@@ -76,16 +84,18 @@ class IgnoreFilter:
                 ordered=sorted(files + found.folders + list(found.others)),
                 files=set(files),
                 holding_files=_with_ancestors({folder for folder, _ in found.batches}),
+                folder_keys=[(rel, rel + "/", rel[: rel.rfind("/") + 1]) for rel in found.folders],
             )
             _last = made
         self._made = made
+        self.excluded = made.files.copy()
+        """The walk's files, until ripgrep's names are taken out of it (:meth:`RipgrepFiles.into`)."""
 
-    def apply(self, kept_by_rg: set[str]) -> Kept:
-        """ripgrep names the files it keeps (only those the walk found count); a folder is kept when
-        it holds a kept file, or no file at all (an empty folder cannot be told apart), and only
+    def apply(self) -> Kept:
+        """Once :attr:`excluded` holds only the files ripgrep did not name: a folder is kept when it
+        holds a kept file, or no file at all (an empty folder cannot be told apart), and only
         inside a kept folder; a symlink or other entry is kept when its folder is."""
-        found, made = self._found, self._made
-        excluded = made.files.difference(kept_by_rg)
+        found, made, excluded = self._found, self._made, self.excluded
         holding_files = made.holding_files
         if not excluded:  # nothing ignored: every folder holding files keeps one
             holding_kept = holding_files
@@ -95,11 +105,8 @@ class IgnoreFilter:
             )
         kept_folders = {self._top}
         folders = set()
-        for rel in found.folders:  # parents come first
-            key = rel + "/"
-            if rel[: rel.rfind("/") + 1] in kept_folders and (
-                key in holding_kept or key not in holding_files
-            ):
+        for rel, key, parent in made.folder_keys:  # parents come first
+            if parent in kept_folders and (key in holding_kept or key not in holding_files):
                 kept_folders.add(key)
                 folders.add(rel)
             else:
@@ -125,6 +132,8 @@ class _Prepared:
     files: set[str]
     holding_files: set[str]
     """The folders ("a/b/", the top "") holding a file, and every folder above them."""
+    folder_keys: list[tuple[str, str, str]]
+    """Each folder ("a/b"), parents first, with its key ("a/b/") and its parent's ("a/")."""
 
 
 _last: _Prepared | None = None

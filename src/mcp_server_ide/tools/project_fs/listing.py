@@ -83,24 +83,22 @@ def project_fs_list(
     ignores: IgnoreFilter | None = None
     try:
         found = walk(resolved, recursive, bounds, None if ripgrep is None else ripgrep.poll)
+        complete = found.complete
         if ripgrep is not None:  # while ripgrep runs: what the filter needs of the walk
             ignores = IgnoreFilter(resolved, found)
+            ripgrep.into(ignores.excluded)
+            complete = ripgrep.finish() and complete
     except BaseException:
         if ripgrep is not None:
             ripgrep.stop()
         raise
-    listed = ripgrep.result() if ripgrep is not None else None
-    complete = found.complete
-    if listed is None:
+    if ignores is None:
         names = found.files() + found.folders
         names += found.others
         total, page = len(names), _first(names, offset + maxEntries)[offset:]
         folders, others = set(found.folders), found.others
     else:
-        assert ignores is not None
-        kept_by_rg, rg_complete = listed
-        complete = complete and rg_complete
-        kept = ignores.apply(kept_by_rg)
+        kept = ignores.apply()
         total, page = kept.total, kept.page(offset, maxEntries)
         folders, others = kept.folders, kept.others
     end = offset + len(page)
