@@ -49,7 +49,10 @@ def list_files(
 class StreamedFiles:
     """The files :func:`list_files` lists of the whole root (default filters), handed to ``on_names``
     a batch at a time as ripgrep prints them: ripgrep runs while the caller works, which calls
-    :meth:`poll` between its own steps and :meth:`finish` at the end (or :meth:`stop`).
+    :meth:`poll` between its own steps and :meth:`finish` at the end (or :meth:`stop`). With
+    ``held``, what ripgrep prints is kept as printed until :meth:`release` (the caller has nowhere
+    to put the names yet): splitting it later costs the same, and each batch of names is let go as
+    soon as it was handed over instead of all of them being held.
 
     No name is looked up again beneath the root (:func:`.beneath.present`): only for a caller that
     uses the names to filter a walk of its own that never follows a link (``project_fs_list``),
@@ -60,17 +63,32 @@ class StreamedFiles:
         root: Path,
         on_names: Callable[[list[str]], None],
         *,
+        held: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         max_output: int = MAX_OUTPUT,
     ) -> None:
         self._names = NameStream(on_names)
+        self._held: list[bytes] | None = [] if held else None
         args = [rg_binary(), *common_args(Filters()), "--files", "--null", "--", "."]
-        self._rg = Running(args, root, timeout, max_output, self._names.feed)
+        self._rg = Running(args, root, timeout, max_output, self._take)
         self.poll = self._rg.poll
         self.stop = self._rg.stop
 
+    def _take(self, chunk: bytes) -> None:
+        if self._held is not None:
+            self._held.append(chunk)
+        else:
+            self._names.feed(chunk)
+
+    def release(self) -> None:
+        """Hand over what was held, and from now on every name as it comes."""
+        held, self._held = self._held or [], None
+        while held:
+            self._names.feed(held.pop(0))
+
     def finish(self) -> str | None:
         """Every name handed over; why ripgrep was stopped early, or None."""
+        self.release()
         _out, _err, _code, reason = self._rg.finish()
         self._names.end(cut=reason is not None)
         return reason

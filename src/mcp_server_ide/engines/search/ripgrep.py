@@ -157,6 +157,7 @@ class Running:
         proc.stdout.close()
         proc.stderr.close()
         self._open.clear()
+        self._on_output = None  # often a method of the caller, which holds this: no cycle left
         return b"".join(self._out), b"".join(self._err)[:4096], code, self.reason
 
     def _read_to_end(self) -> None:

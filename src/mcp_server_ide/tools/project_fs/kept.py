@@ -2,9 +2,9 @@
 ripgrep's rules (the search tools' own).
 
 ripgrep's ``--files`` runs while the walk runs (:class:`RipgrepFiles`: it walks in its own process,
-so the two overlap), and the names it prints are split as they arrive (the walk takes them between
-folders) and, once the walk is done, taken out of the set of its files as they arrive; what is
-left are the files ripgrep did not name. Once ripgrep ends, a pass over the folders is all that is
+so the two overlap; the walk reads its output between folders), and once the walk is done the names
+it printed are taken out of the set of the walk's files, a batch at a time as they were printed;
+what is left are the files ripgrep did not name. Once ripgrep ends, a pass over the folders is all that is
 left (:meth:`IgnoreFilter.apply`). On a 100,000-file tree that is ~20 ms after ripgrep, where
 parsing its output and filtering name by name afterwards was 0.1-0.3 s. What the filter needs of
 the walk alone (the sorted names: ~50 ms of the process's time, which a busy machine does not give
@@ -14,7 +14,6 @@ for free) is kept for the next listing, and used again while its walk finds the 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,28 +22,36 @@ from .walk import EntryKind, Walk
 
 
 class RipgrepFiles:
-    """The files ripgrep keeps, taken while the walk runs: the walk calls :meth:`poll` between
-    folders (on its own thread), which takes what ripgrep has printed so far. Until :meth:`into`
-    names the set to take them out of, the names wait in a list (no set is built of them)."""
+    """The files ripgrep keeps, taken out of the walk's files as ripgrep prints them. The walk calls
+    :meth:`poll` between folders (on its own thread), which reads what ripgrep has printed so far;
+    until :meth:`into` names the set to take them out of, the output waits as printed."""
 
     def __init__(self, root: Path) -> None:
-        self._waiting: list[str] = []
-        self._sink: Callable[[list[str]], object] = self._waiting.extend
+        self._files: set[str] = set()
         # No swapped-folder check: the names only filter the walk, which never follows a link,
         # so a name from beyond a folder swapped for a link matches nothing.
-        self._rg = search.StreamedFiles(root, lambda names: self._sink(names))
+        self._rg = search.StreamedFiles(root, self._take, held=True)
         self.poll = self._rg.poll
-        self.stop = self._rg.stop
+
+    def _take(self, names: list[str]) -> None:
+        self._files.difference_update(names)
 
     def into(self, files: set[str]) -> None:
-        """Take every name ripgrep prints, from now on and so far, out of ``files``."""
-        files.difference_update(self._waiting)
-        self._waiting = []
-        self._sink = files.difference_update
+        """Take every name ripgrep prints, so far and from now on, out of ``files``."""
+        self._files = files
+        self._rg.release()
 
     def finish(self) -> bool:
         """Read ripgrep to the end; whether it listed every file (it was not stopped early)."""
-        return self._rg.finish() is None
+        try:
+            return self._rg.finish() is None
+        finally:
+            self._files = set()  # ripgrep's reader refers back here: the walk's files go now, not at a gc
+
+    def stop(self) -> None:
+        """Stop ripgrep (the listing failed)."""
+        self._files = set()
+        self._rg.stop()
 
 
 @dataclass
@@ -82,13 +89,12 @@ class IgnoreFilter:
                 key=key,
                 found=found,
                 ordered=sorted(files + found.folders + list(found.others)),
-                files=set(files),
                 holding_files=_with_ancestors({folder for folder, _ in found.batches}),
                 folder_keys=[(rel, rel + "/", rel[: rel.rfind("/") + 1]) for rel in found.folders],
             )
             _last = made
         self._made = made
-        self.excluded = made.files.copy()
+        self.excluded = set(found.files())
         """The walk's files, until ripgrep's names are taken out of it (:meth:`RipgrepFiles.into`)."""
 
     def apply(self) -> Kept:
@@ -129,7 +135,6 @@ class _Prepared:
     found: Walk
     ordered: list[str]
     """Every name the walk found, sorted."""
-    files: set[str]
     holding_files: set[str]
     """The folders ("a/b/", the top "") holding a file, and every folder above them."""
     folder_keys: list[tuple[str, str, str]]

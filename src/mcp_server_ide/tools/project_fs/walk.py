@@ -154,7 +154,8 @@ class _Read:
 
     def __init__(self, stamp: tuple[int, int], files: list[str], rest: list[tuple[str, EntryKind | None]]):
         self.stamp = stamp
-        self.files = files
+        self.files: list[str] | None = files
+        """The files' names until a view holds them (then None: :meth:`names`)."""
         self.rest = rest
         """Folders (kind None), symlinks and others, in the folder's order."""
         self.subfolders = [name for name, kind in rest if kind is None]
@@ -168,9 +169,23 @@ class _Read:
             rest: list[tuple[str, EntryKind]] = [
                 (base + name, kind) for name, kind in self.rest if kind is not None
             ]
-            view = (base, list(map(base.__add__, self.files)), list(map(base.__add__, self.subfolders)), rest)
+            view = (
+                base,
+                list(map(base.__add__, self.names())),
+                list(map(base.__add__, self.subfolders)),
+                rest,
+            )
             self._view = view
+            self.files = None  # the names are the paths' ends from now on: not held twice
         return view[1], view[2], view[3]
+
+    def names(self) -> list[str]:
+        """The files' names."""
+        if self.files is not None:
+            return self.files
+        assert self._view is not None
+        cut = len(self._view[0])
+        return [path[cut:] for path in self._view[1]]
 
 
 class _Reads:
