@@ -24,15 +24,15 @@ Which module holds what:
 - :mod:`.scope`: the flags every search shares (:class:`Filters`).
 - :mod:`.beneath`: names and lines looked up again beneath the root, never through a link.
 - :mod:`.content`: :func:`search_content`, the matching lines of files.
-- :mod:`.files`: :func:`list_files` (what a search looks at), :func:`find_files` (by name) and
-  :func:`list_temp_files`.
+- :mod:`.files`: :func:`list_files` (what a search looks at; :class:`StreamedFiles`: the
+  same names while ripgrep prints them), :func:`find_files` (by name) and :func:`list_temp_files`.
 - :mod:`.names`: splitting ripgrep's list of names, and finding a text in it before decoding it.
 """
 
 from __future__ import annotations
 
 from .content import FileMatches, Match, search_content
-from .files import FilesResult, find_files, list_files, list_temp_files
+from .files import FilesResult, StreamedFiles, find_files, list_files, list_temp_files, stream_files
 from .ripgrep import rg_binary
 from .scope import Filters
 
@@ -41,9 +41,11 @@ __all__ = [
     "FilesResult",
     "Filters",
     "Match",
+    "StreamedFiles",
     "find_files",
     "list_files",
     "list_temp_files",
     "rg_binary",
     "search_content",
+    "stream_files",
 ]

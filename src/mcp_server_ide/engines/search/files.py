@@ -10,13 +10,14 @@ beneath the root (:func:`.beneath.present`) only the names it finds there.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .beneath import present
 from .globs import matcher
-from .names import candidates, contains, records, split_names
-from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, rel_name, rg_binary, run
+from .names import NameStream, candidates, contains, records, split_names
+from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, Running, rel_name, rg_binary, run
 from .scope import SWAPPED, Filters, common_args
 
 
@@ -34,21 +35,74 @@ def list_files(
     filters: Filters = Filters(),
     timeout: float = DEFAULT_TIMEOUT,
     max_output: int = MAX_OUTPUT,
-    check_swapped: bool = True,
 ) -> FilesResult:
     """Every file under ``root`` (or its folder ``under``, POSIX, relative) that a search would look
-    at (``rg --files``), unsorted, relative to ``root``. The root's ignore files apply in ``under`` too.
-
-    ``check_swapped=False`` skips looking each name up again beneath the root (:func:`.beneath.present`,
-    one ``fstatat`` a name): only for a caller
-    that uses the names to filter a walk of its own that never follows a link (``project_fs_list``),
-    where a name from beyond a swapped folder matches nothing."""
+    at (``rg --files``), unsorted, relative to ``root``. The root's ignore files apply in ``under`` too."""
     out, reason = _rg_files(root, filters, timeout, max_output)
     paths = split_names(out, cut=reason is not None)
     if under:
         prefix = under.strip("/") + "/"
         paths = [p for p in paths if p.startswith(prefix)]
-    return _checked(root, paths, filters, reason, check_swapped)
+    return _checked(root, paths, filters, reason)
+
+
+class StreamedFiles:
+    """The files :func:`list_files` lists of the whole root (default filters), handed to ``on_names``
+    a batch at a time as ripgrep prints them: ripgrep runs while the caller works, which calls
+    :meth:`poll` between its own steps and :meth:`finish` at the end (or :meth:`stop`). With
+    ``held``, what ripgrep prints is kept as printed until :meth:`release` (the caller has nowhere
+    to put the names yet): splitting it later costs the same, and each batch of names is let go as
+    soon as it was handed over instead of all of them being held.
+
+    No name is looked up again beneath the root (:func:`.beneath.present`): only for a caller that
+    uses the names to filter a walk of its own that never follows a link (``project_fs_list``),
+    where a name from beyond a folder swapped for a link matches nothing."""
+
+    def __init__(
+        self,
+        root: Path,
+        on_names: Callable[[list[str]], None],
+        *,
+        held: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_output: int = MAX_OUTPUT,
+    ) -> None:
+        self._names = NameStream(on_names)
+        self._held: list[bytes] | None = [] if held else None
+        args = [rg_binary(), *common_args(Filters()), "--files", "--null", "--", "."]
+        self._rg = Running(args, root, timeout, max_output, self._take)
+        self.poll = self._rg.poll
+        self.stop = self._rg.stop
+
+    def _take(self, chunk: bytes) -> None:
+        if self._held is not None:
+            self._held.append(chunk)
+        else:
+            self._names.feed(chunk)
+
+    def release(self) -> None:
+        """Hand over what was held, and from now on every name as it comes."""
+        held, self._held = self._held or [], None
+        while held:
+            self._names.feed(held.pop(0))
+
+    def finish(self) -> str | None:
+        """Every name handed over; why ripgrep was stopped early, or None."""
+        self.release()
+        _out, _err, _code, reason = self._rg.finish()
+        self._names.end(cut=reason is not None)
+        return reason
+
+
+def stream_files(
+    root: Path,
+    on_names: Callable[[list[str]], None],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_output: int = MAX_OUTPUT,
+) -> str | None:
+    """:class:`StreamedFiles` read to the end at once; why ripgrep was stopped early, or None."""
+    return StreamedFiles(root, on_names, timeout=timeout, max_output=max_output).finish()
 
 
 def find_files(
@@ -77,7 +131,7 @@ def find_files(
         for rel in (rel_name(r) for r in found)
         if contains(rel, text, case_sensitive=case_sensitive, on_path=on_path, prefix=prefix)
     ]
-    return _checked(root, paths, filters, reason, True)
+    return _checked(root, paths, filters, reason)
 
 
 def _rg_files(
@@ -108,17 +162,14 @@ def _name_type(text: str, case_sensitive: bool, on_path: bool) -> tuple[str, ...
     return ("--type-add", f"{_TYPE}:*{folded}*", "--type-add", f"{_TYPE}:*[!\x01-\x7f]*", "--type", _TYPE)
 
 
-def _checked(
-    root: Path, paths: list[str], filters: Filters, reason: str | None, check_swapped: bool
-) -> FilesResult:
+def _checked(root: Path, paths: list[str], filters: Filters, reason: str | None) -> FilesResult:
     wanted = matcher(filters.include)
     if wanted is not None:
         paths = [p for p in paths if wanted(p)]
-    if check_swapped:
-        there = present(root, paths)
-        if len(there) < len(paths):
-            paths = [p for p in paths if p in there]
-            reason = reason or SWAPPED
+    there = present(root, paths)
+    if len(there) < len(paths):
+        paths = [p for p in paths if p in there]
+        reason = reason or SWAPPED
     return FilesResult(paths=paths, complete=reason is None, reason=reason)
 
 

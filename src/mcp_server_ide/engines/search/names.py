@@ -8,7 +8,7 @@ is the exact test, run on the candidates only.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 
@@ -30,6 +30,28 @@ def split_names(out: bytes, *, cut: bool = False) -> list[str]:
     if text.startswith("./"):
         text = text[2:]
     return text.replace("\x00./", "\x00").split("\x00")
+
+
+class NameStream:
+    """Splits ``rg --files --null`` output as it arrives, a chunk at a time, into the names
+    :func:`split_names` would give for the whole, handing each chunk's whole names to ``sink``."""
+
+    def __init__(self, sink: Callable[[list[str]], None]) -> None:
+        self._sink = sink
+        self._rest = b""
+
+    def feed(self, chunk: bytes) -> None:
+        data = self._rest + chunk if self._rest else chunk
+        end = data.rfind(b"\x00") + 1
+        self._rest = data[end:]
+        if end:
+            self._sink(split_names(data[:end]))
+
+    def end(self, *, cut: bool) -> None:
+        """The output ended (``cut``: it was stopped early, so a last name without its NUL is dropped)."""
+        rest, self._rest = self._rest, b""
+        if rest and not cut:
+            self._sink(split_names(rest))
 
 
 def contains(rel: str, text: str, *, case_sensitive: bool, on_path: bool, prefix: str = "") -> bool:

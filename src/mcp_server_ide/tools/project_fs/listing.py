@@ -2,19 +2,14 @@
 
 The walk (:mod:`.walk`) never follows a symlink and never leaves the root; ``node_modules``, ``.git``
 and ``dist`` are always skipped, and a recursive listing also drops what .gitignore excludes (by
-ripgrep's rules: its ``--files``, run while the walk runs, names the files kept).
+ripgrep's rules: :mod:`.kept`).
 """
 
 from __future__ import annotations
 
-import contextvars
 import heapq
-import itertools
 import os
 import stat
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NotRequired
 
@@ -22,9 +17,10 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ...call import current
-from ...engines import sandbox, search
+from ...engines import sandbox
 from ...registry import ToolFailure, tool
-from .walk import EntryKind, Walk, walk
+from .kept import IgnoreFilter, RipgrepFiles
+from .walk import EntryKind, walk
 from .walkbounds import WalkBounds
 
 LIST_PAGE = 2000
@@ -82,28 +78,29 @@ def project_fs_list(
                 kind="not_found",
             )
         raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with project_fs_read)")
-    kept = _KeptFiles(resolved.root) if recursive and not includeIgnored else None
+    ripgrep = RipgrepFiles(resolved.root) if recursive and not includeIgnored else None
     bounds = WalkBounds()
-    ordered: list[str] = []
-    walked: _Walked | None = None
+    ignores: IgnoreFilter | None = None
     try:
-        found = walk(resolved, recursive, bounds)
-        if kept is not None:  # while ripgrep runs: every name in order, what the filter needs of the walk
-            ordered = sorted(found.files() + found.folders + list(found.others))
-            walked = _Walked.of(found)
-    finally:
-        listed = kept.result() if kept is not None else None
-    if listed is None:
+        found = walk(resolved, recursive, bounds, None if ripgrep is None else ripgrep.poll)
+        complete = found.complete
+        if ripgrep is not None:  # while ripgrep runs: what the filter needs of the walk
+            ignores = IgnoreFilter(resolved, found)
+            ripgrep.into(ignores.excluded)
+            complete = ripgrep.finish() and complete
+    except BaseException:
+        if ripgrep is not None:
+            ripgrep.stop()
+        raise
+    if ignores is None:
         names = found.files() + found.folders
         names += found.others
         total, page = len(names), _first(names, offset + maxEntries)[offset:]
         folders, others = set(found.folders), found.others
     else:
-        assert walked is not None
-        keep = _without_ignored(resolved, found, walked, listed.paths)
-        total, page = len(keep.names), _slice(filter(keep.names.__contains__, ordered), offset, maxEntries)
-        folders, others = keep.folders, keep.others
-    complete = found.complete and (listed is None or listed.complete)
+        kept = ignores.apply()
+        total, page = kept.total, kept.page(offset, maxEntries)
+        folders, others = kept.folders, kept.others
     end = offset + len(page)
     more = end < total
     sizes = _sizes(resolved.root, [rel for rel in page if rel not in others and rel not in folders])
@@ -122,100 +119,6 @@ def project_fs_list(
     if bounds.note is not None:
         result["note"] = bounds.note
     return result
-
-
-class _KeptFiles:
-    """The files ripgrep keeps (the search tools' ignore rules), listed in a thread while the walk
-    runs: ripgrep walks in its own process, so the two overlap."""
-
-    def __init__(self, root: Path) -> None:
-        self._result: search.FilesResult | None = None
-        self._error: BaseException | None = None
-        context = contextvars.copy_context()  # the call's, so a cancelled call stops ripgrep too
-        self._thread = threading.Thread(target=context.run, args=(self._run, root), daemon=True)
-        self._thread.start()
-
-    def _run(self, root: Path) -> None:
-        try:
-            # No swapped-folder check: the names only filter the walk, which never follows a link,
-            # so a name from beyond a folder swapped for a link matches nothing.
-            self._result = search.list_files(root, check_swapped=False)
-        except BaseException as exc:  # handed to the caller
-            self._error = exc
-
-    def result(self) -> search.FilesResult:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
-
-
-@dataclass
-class _Kept:
-    """What a recursive listing keeps: every name, the folders, the symlinks and others."""
-
-    names: set[str]
-    folders: set[str]
-    others: dict[str, EntryKind]
-
-
-@dataclass
-class _Walked:
-    """What the ignore filter needs of the walk alone, made while ripgrep still runs."""
-
-    files: set[str]
-    holding_files: set[str]
-    """The folders ("a/b/", the root "") holding a file, and every folder above them."""
-
-    @classmethod
-    def of(cls, found: Walk) -> _Walked:
-        return cls(set(found.files()), _with_ancestors({folder for folder, _ in found.batches}))
-
-
-def _without_ignored(
-    resolved: sandbox.Resolved, found: Walk, walked: _Walked, kept_by_rg: list[str]
-) -> _Kept:
-    """Drop what .gitignore excludes, by ripgrep's own rules (the same as the search tools').
-
-    ripgrep names the files it keeps (only those the walk found count); a folder is kept when it
-    holds a kept file, or no file at all (an empty folder cannot be told apart), and only inside a
-    kept folder; a symlink or other entry is kept when its folder is.
-    """
-    kept_files = walked.files.intersection(kept_by_rg)
-    if len(kept_files) == len(walked.files):  # nothing ignored: every folder holding files keeps one
-        with_kept = walked.holding_files
-        holding_kept = with_kept
-    else:
-        with_kept = {folder for folder, rels in found.batches if not kept_files.isdisjoint(rels)}
-        holding_kept = _with_ancestors(with_kept)
-    holding_files = walked.holding_files
-    kept_folders = {resolved.rel + "/" if resolved.rel else ""}
-    folders = set()
-    for rel in found.folders:  # parents come first
-        key = rel + "/"
-        if rel[: rel.rfind("/") + 1] in kept_folders and (key in holding_kept or key not in holding_files):
-            kept_folders.add(key)
-            folders.add(rel)
-    others: dict[str, EntryKind] = {
-        rel: kind for rel, kind in found.others.items() if rel[: rel.rfind("/") + 1] in kept_folders
-    }
-    return _Kept(names=kept_files | folders | others.keys(), folders=folders, others=others)
-
-
-def _with_ancestors(folders: set[str]) -> set[str]:
-    """The folders (relative, "a/b/"; the root "") and every folder above them."""
-    out = set(folders)
-    for folder in folders:
-        parent = folder[: folder.rfind("/", 0, len(folder) - 1) + 1]
-        while parent not in out:
-            out.add(parent)
-            parent = parent[: parent.rfind("/", 0, len(parent) - 1) + 1]
-    return out
-
-
-def _slice(names: Iterator[str], offset: int, count: int) -> list[str]:
-    return list(itertools.islice(names, offset, offset + count))
 
 
 def _first(names: list[str], n: int) -> list[str]:
