@@ -2,7 +2,8 @@
 
 The workspace's bytes (the sizes of its regular files, ``.git`` included, each hard-linked file
 once, no link followed) are counted by a walk, kept, moved by every write the server makes, and
-counted again when the count is older than :data:`RECOUNT_S` (its commands write too). A write
+counted again when the count is older than :data:`RECOUNT_S`, or was made while one of its commands
+ran or started (they write too: a write right after a command ends counts what it left). A write
 that would take the total past the quota is refused before any byte lands; one that shrinks a
 file or keeps its size always passes, so a project over its quota can still be cleaned up.
 
@@ -65,6 +66,8 @@ class Usage:
         self._total: int | None = None
         self._counted_at = 0.0
         self._watching = False
+        self._starts = 0
+        """Commands started so far: a count is only kept when none started or ran while it was made."""
 
     def total(self) -> int:
         with self._lock:
@@ -96,8 +99,11 @@ class Usage:
             self._total = max(0, after)
 
     def watch(self) -> None:
-        """Start the watchdog thread unless it runs (it ends when the workspace runs nothing)."""
+        """A command starts: the count may go stale at once (the next write counts again); start the
+        watchdog thread unless it runs (it ends when the workspace runs nothing)."""
         with self._lock:
+            self._starts += 1
+            self._counted_at = 0.0
             if self._watching:
                 return
             self._watching = True
@@ -109,11 +115,17 @@ class Usage:
         try:
             idle = 0
             while idle < 3:
+                with self._lock:
+                    starts = self._starts
+                busy = containment.workspace_busy(self.ws)
                 started = time.monotonic()
                 total = sum(count_bytes(r) for r in self.ws.roots)
                 took = time.monotonic() - started
                 with self._lock:
-                    self._total, self._counted_at = total, time.monotonic()
+                    # A count made while a command ran (or started) may miss what it wrote last: the
+                    # watchdog may use it, but a write counts again rather than trust it.
+                    fresh = not busy and starts == self._starts
+                    self._total, self._counted_at = total, (time.monotonic() if fresh else 0.0)
                 quota = self.ws.policy.disk_quota
                 if quota and total > quota:
                     containment.stop_workspace(
@@ -121,7 +133,7 @@ class Usage:
                         f"disk quota {human_size(quota)} reached (the project's files took "
                         f"{human_size(total)}; every command of the project was stopped)",
                     )
-                idle = 0 if containment.workspace_busy(self.ws) else idle + 1
+                idle = 0 if busy else idle + 1
                 time.sleep(max(WATCH_S, took * 10))
         finally:
             with self._lock:
