@@ -118,11 +118,15 @@ async def test_a_node_program_debugged_end_to_end(mcp: Any, root: Path) -> None:
 
 @pytest.mark.jsdebug
 async def test_node_sessions_leave_nothing_behind(mcp: Any, root: Path) -> None:
-    looping = "  let total = 0;\n  while (total === 0) {\n    for (let i = 0; i < 1e6; i++);\n  }\n"
+    looping = '  let total = 0;\n  console.log("looping");\n  while (total === 0) {\n    for (let i = 0; i < 1e6; i++);\n  }\n'
     (root / "calc.js").write_text(CALC.replace("  let total = 0;\n", looping))
     async with mcp(root) as client:
         started = await _call(client, "start_debug_session", {"configName": "Node calc", "waitMs": 0})
         assert started["state"] in ("running", "stopped")
+        # Paused before the loop runs, the program may be anywhere in node's own start-up code.
+        await _call(
+            client, "get_job_output", {"jobId": started["jobId"], "untilPattern": "looping", "waitMs": 60000}
+        )
         paused = await _call(client, "debug_pause", {"waitMs": 60000})
         assert paused["state"] == "stopped" and paused["at"].startswith("calc.js:"), paused
         await _call(client, "stop_debug_session")
