@@ -31,6 +31,7 @@ from ..problems.providers import Provided, add_provider
 from ..problems.sources import relative
 from ..textio.buffers import Buffers, Unsaved
 from .channel import BridgeDown, Channel
+from .linemap import common_ends
 
 log = logging.getLogger(__name__)
 EDIT_TIMEOUT = 5.0
@@ -87,13 +88,7 @@ def changed_region(old: str, new: str) -> tuple[dict[str, int], dict[str, int], 
     """The one region where ``new`` differs from ``old``: its start and end in ``old`` (0-based line and
     code-point character) and its new text, so the edit leaves the rest of the buffer (and its
     cursors, folds and markers) alone."""
-    limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     return _position(old, head), _position(old, len(old) - tail), new[head : len(new) - tail]
 
 

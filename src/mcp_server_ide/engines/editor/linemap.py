@@ -7,7 +7,7 @@ a file, so a breakpoint stays on its line when lines are inserted or deleted abo
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 MAX_DIFF_CELLS = 4_000_000
 """Past this many (old lines x new lines) in the changed middle, it is mapped as one block, not diffed."""
@@ -24,13 +24,7 @@ def line_mapper(old: str, new: str) -> LineMapper:
     """
     a = old.split("\n")
     b = new.split("\n")
-    shortest = min(len(a), len(b))
-    prefix = 0
-    while prefix < shortest and a[prefix] == b[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < shortest - prefix and a[len(a) - 1 - suffix] == b[len(b) - 1 - suffix]:
-        suffix += 1
+    prefix, suffix = common_ends(a, b)
     mid_a = a[prefix : len(a) - suffix]
     mid_b = b[prefix : len(b) - suffix]
     if not mid_a or not mid_b or len(mid_a) * len(mid_b) > MAX_DIFF_CELLS:
@@ -71,3 +65,15 @@ def block_start(old: str, new: str, line: int) -> int:
             return mapped
         probe += 1
     return max(new.count("\n"), 0)
+
+
+def common_ends(a: Sequence[object], b: Sequence[object]) -> tuple[int, int]:
+    """How many leading and (then) trailing items ``a`` and ``b`` share; they never overlap."""
+    shortest = min(len(a), len(b))
+    prefix = 0
+    while prefix < shortest and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < shortest - prefix and a[len(a) - 1 - suffix] == b[len(b) - 1 - suffix]:
+        suffix += 1
+    return prefix, suffix
