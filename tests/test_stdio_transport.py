@@ -79,3 +79,38 @@ def test_a_terminal_stdin_falls_back_to_the_sdk_transport(ws_path: Path) -> None
         proc.wait(10)
     assert answers[1]["result"]["serverInfo"]["name"] == "mcp-server-ide"
     assert json.loads(answers[2]["result"]["content"][0]["text"])["content"] == "hello\n"
+
+
+def test_calls_still_running_when_stdin_closes_are_answered(ws_path: Path) -> None:
+    """A client that writes its requests and closes stdin (a script, ``printf ... | mcp-server-ide``)
+    gets every answer: the calls still running at end of input finish first (they were answered
+    ``Connection closed`` before), then the server exits."""
+    requests = [
+        initialize("2025-11-25", id=1),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "wait", "arguments": {"milliseconds": 1500}},
+        },
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "run_command_on_background", "arguments": {"command": "sleep 1; echo done-4"}},
+        },
+    ]
+    stdin = b"".join(json.dumps(request).encode() + b"\n" for request in requests)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_server_ide", "--workspace", str(ws_path)],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+    answers = {message["id"]: message for message in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4], done.stdout[-2000:]
+    assert "error" not in answers[2] and not answers[2]["result"].get("isError"), answers[2]
+    assert "done-4" in answers[4]["result"]["content"][0]["text"], answers[4]
+    assert done.returncode == 0, done.stderr[-2000:]

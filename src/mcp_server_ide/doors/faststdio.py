@@ -15,6 +15,7 @@ else is the SDK's own ``stdio_server()``, given these streams:
 - lines of any length are read (a single write of a large file is one line);
 - the pipes are grown to 1 MB where Linux allows, so a large answer is one write;
 - a ``lane`` (:mod:`.directlane`) may answer a request line itself, writing on the same pipe;
+- requests still running when stdin closes are answered before the SDK is told (:mod:`.inflight`);
 - a ``handshake`` (:mod:`.handshake`) that read the first line (and may have answered it before
   the SDK loaded) hands over every byte it read, and drops the SDK's second answer to it.
 """
@@ -180,6 +181,7 @@ async def stdio_streams(
     from mcp.server import stdio as sdk_stdio
 
     from ..surface.lowlevel import claim_stdio
+    from .inflight import CountedReader, CountedWriter, InFlight
 
     loop = asyncio.get_running_loop()
     if handshake is not None and not handshake.done.is_set():  # no first line yet: wait, off the loop
@@ -206,8 +208,10 @@ async def stdio_streams(
         # The SDK types its streams as anyio files; it only iterates lines (bytes or text, which it
         # parses as JSON either way) and awaits write/flush, which these do on the asyncio pipes.
         lines, out = _Lines(reader, lane, writer), _Writer(writer, handshake)
+        inflight = InFlight()
         async with sdk_stdio.stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):  # pyright: ignore[reportArgumentType]
-            yield _Answering(read_stream, writer), write_stream  # pyright: ignore[reportReturnType]
+            reading = CountedReader(_Answering(read_stream, writer), inflight)  # pyright: ignore[reportArgumentType]
+            yield reading, CountedWriter(write_stream, inflight)
     finally:
         for transport in (read_transport, write_transport):
             if transport is not None:
