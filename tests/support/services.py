@@ -240,13 +240,14 @@ backend workers
 """
 
 
-def start_haproxy(backends: dict[str, int]) -> Service:
-    """HAProxy on a free loopback port in front of ``backends``; ``url`` is its ``http://…``."""
+def start_haproxy(backends: dict[str, int], port: int | None = None) -> Service:
+    """HAProxy on ``port`` (default: a free loopback one) in front of ``backends``; ``url`` is its
+    ``http://…``."""
     binary = shutil.which("haproxy") or ("/usr/sbin/haproxy" if os.path.exists("/usr/sbin/haproxy") else None)
     if binary is None:
         missing("haproxy", "apt-get install -y haproxy")
     folder = Path(tempfile.mkdtemp(prefix="mcp-ide-haproxy-"))
-    port = free_port()
+    port = port or free_port()
     config = folder / "haproxy.cfg"
     config.write_text(haproxy_config(port, backends))
     log_path = folder / "haproxy.log"
