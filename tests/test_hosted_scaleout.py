@@ -112,6 +112,72 @@ def test_the_proxy_spreads_requests_over_both_workers(cluster: Cluster):
     assert len(seen) == 2
 
 
+def _sse_messages(text: str) -> list[dict[str, Any]]:
+    return [
+        json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip()
+    ]
+
+
+async def test_a_notification_sent_on_one_worker_reaches_the_get_stream_held_by_the_other(cluster: Cluster):
+    """The session opens on worker 1, which also holds its GET stream; the subscription and the write
+    go to worker 2 (straight to each worker, not through the proxy, to pin who serves what). Worker 2's
+    copy of the session sends ``resources/updated``; worker 1 relays it onto the client's stream."""
+    from tests.support.net import ACCEPT, initialize
+
+    one, two = (f"{w.url}/p/{cluster.project}/mcp" for w in cluster.workers)
+    auth = {"Authorization": f"Bearer {cluster.token}"}
+    version = "2025-11-25"
+    uri = (cluster.data.resolve() / "projects" / cluster.project / "watched.txt").as_uri()
+    got: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(timeout=60, headers=auth) as http:
+        r = await http.post(one, json=initialize(version, id=1), headers={"Accept": ACCEPT})
+        assert r.status_code == 200, r.text
+        session = {
+            "Accept": ACCEPT,
+            "mcp-session-id": r.headers["mcp-session-id"],
+            "mcp-protocol-version": version,
+        }
+        r = await http.post(
+            two, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+        )
+        assert r.status_code == 202 and r.headers[WORKER] != "", r.text
+
+        async def listen(ready: anyio.Event) -> None:
+            async with http.stream("GET", one, headers={**session, "Accept": "text/event-stream"}) as stream:
+                assert stream.status_code == 200
+                got.append({"worker": stream.headers[WORKER]})
+                ready.set()
+                async for line in stream.aiter_lines():
+                    if line.startswith("data:") and line[5:].strip():
+                        got.append(json.loads(line[5:]))
+
+        async with anyio.create_task_group() as tg:
+            ready = anyio.Event()
+            tg.start_soon(listen, ready)
+            with anyio.fail_after(30):
+                await ready.wait()
+            r = await http.post(
+                two,
+                json={"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}},
+                headers=session,
+            )
+            assert r.status_code == 200 and "error" not in _sse_messages(r.text)[-1], r.text
+            call = {"name": "project_fs_write", "arguments": {"path": "watched.txt", "content": "new\n"}}
+            r = await http.post(
+                two, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}, headers=session
+            )
+            assert r.status_code == 200 and r.headers[WORKER] != got[0]["worker"], r.text
+            assert not _sse_messages(r.text)[-1]["result"].get("isError"), r.text
+            with anyio.fail_after(60):
+                while not any(m.get("method") == "notifications/resources/updated" for m in got):
+                    await anyio.sleep(0.1)
+            tg.cancel_scope.cancel()
+        updated = [m for m in got if m.get("method") == "notifications/resources/updated"]
+        assert updated[0]["params"]["uri"] == uri
+        assert cluster.worker_named(got[0]["worker"]) is cluster.workers[0]
+        await http.delete(one, headers=session)
+
+
 async def test_a_session_survives_killing_the_worker_running_its_call(cluster: Cluster):
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
