@@ -75,8 +75,6 @@ if TYPE_CHECKING:
     from mcp.server import MCPServer
     from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
     from mcp.server.context import CallNext, HandlerResult
-    from redis.asyncio import Redis
-
     from ..surface.lowlevel import RequestContext
 
 log = logging.getLogger(__name__)
@@ -122,7 +120,9 @@ class ScaleOut:
         from redis.asyncio import Redis
 
         self.server = server
-        self.redis: Redis = Redis.from_url(url, health_check_interval=30)
+        # Any: redis-py types every answer as a union (bytes or str, by decode_responses, and the
+        # sync/async twins); this client answers bytes, which is what the code below reads.
+        self.redis: Any = Redis.from_url(url, health_check_interval=30)
         self.name = name or worker_name()
         self.prefix = prefix
         self._add_event = self.redis.register_script(_ADD_EVENT)
