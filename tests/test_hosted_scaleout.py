@@ -45,6 +45,7 @@ class Cluster:
     workers: list[HostedService]
     token: str
     project: str
+    other_token: str
     parts: list[Service] = field(default_factory=list)
 
     def url(self, rest: str = "/mcp") -> str:
@@ -74,6 +75,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         db = ("--database", pg.url)
         _cli_ok(data, "user", "add", "alice", *db)
         token = _cli_ok(data, "token", "create", "alice", *db).split()[-1]
+        other_token = _cli_ok(data, "token", "create", "alice", "--name", "other", *db).split()[-1]
         project = json.loads(_cli_ok(data, "project", "create", "alice", "one", *db))["id"]
         front = free_port()
         for _ in range(2):
@@ -85,7 +87,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         backends = {f"w{i}": int(w.url.rsplit(":", 1)[1]) for i, w in enumerate(workers)}
         proxy = start_haproxy(backends, port=front)
         parts.append(proxy)
-        yield Cluster(data, pg.url, redis, proxy, workers, token, project, parts)
+        yield Cluster(data, pg.url, redis, proxy, workers, token, project, other_token, parts)
     finally:
         for w in workers:
             w.stop()
@@ -137,6 +139,14 @@ async def test_a_notification_sent_on_one_worker_reaches_the_get_stream_held_by_
             "mcp-session-id": r.headers["mcp-session-id"],
             "mcp-protocol-version": version,
         }
+        # On the other worker, the session answers only its own token: another token of the same user
+        # gets what an unknown session gets.
+        listing = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
+        other = {**session, "Authorization": f"Bearer {cluster.other_token}"}
+        wrong = await http.post(two, json=listing, headers=other)
+        unknown = await http.post(two, json=listing, headers={**other, "mcp-session-id": "f" * 32})
+        assert (wrong.status_code, wrong.content) == (unknown.status_code, unknown.content)
+        assert wrong.status_code == 404 and wrong.headers[WORKER] != r.headers[WORKER]
         r = await http.post(
             two, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
         )

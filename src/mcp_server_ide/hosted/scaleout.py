@@ -30,6 +30,9 @@ record in Redis from which any worker rebuilds it:
   that does not hold the client's GET stream is published; the worker holding it forwards it there.
 - **Files** are not here: every worker mounts the same ``--data`` folder (a shared volume; one machine's
   folder in the tests), and the store is PostgreSQL (``--database``).
+- ``/readyz`` answers 503 while Redis does not answer (as it does while the store does not); a
+  request that needs a session record then gets 503, and an event Redis does not take is still
+  delivered live (only its replay is lost).
 
 Not shared (each worker's copy keeps its own): what a session sets with a request (``logging/setLevel``,
 resource subscriptions, roots) applies on the worker that served it; a server-to-client request
@@ -70,11 +73,13 @@ from mcp_types import (
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..surface import lowlevel
+from . import responses
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
     from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
     from mcp.server.context import CallNext, HandlerResult
+
     from ..surface.lowlevel import RequestContext
 
 log = logging.getLogger(__name__)
@@ -127,6 +132,8 @@ class ScaleOut:
         self.prefix = prefix
         self._add_event = self.redis.register_script(_ADD_EVENT)
         self._renewed: dict[str, float] = {}
+        self.unstored = 0
+        """Events Redis did not take (delivered live, not resumable)."""
 
     # -- keys ---------------------------------------------------------------------------------
     def session_key(self, sid: str) -> str:
@@ -159,6 +166,14 @@ class ScaleOut:
             if scope["type"] != "http":
                 await app(scope, receive, send)
                 return
+            if scope["path"] == "/readyz" and not await self._redis_answers():
+                await responses.send_bytes(
+                    send,
+                    503,
+                    b'{"status":"unavailable","error":"redis does not answer"}',
+                    [(WORKER_HEADER, name)],
+                )
+                return
 
             async def send_named(message: Message) -> None:
                 if message["type"] == "http.response.start":
@@ -168,6 +183,14 @@ class ScaleOut:
             await app(scope, receive, send_named)
 
         return named
+
+    async def _redis_answers(self) -> bool:
+        try:
+            with anyio.fail_after(5):
+                await self.redis.ping()
+        except Exception:
+            return False
+        return True
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -296,7 +319,14 @@ class RedisEventStore(EventStore):
 
     async def store_event(self, stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
         data = b"" if message is None else message.model_dump_json(by_alias=True, exclude_unset=True).encode()
-        return await self.scale.add_event(self.sid, stream_id, data)
+        try:
+            return await self.scale.add_event(self.sid, stream_id, data)
+        except Exception:
+            # The SDK's message router stops the session's routing on a raise: deliver the event live
+            # rather, under an id no replay finds (a reconnect after it replays nothing).
+            log.warning("cannot store an event of session %s in Redis", self.sid[:16], exc_info=True)
+            self.scale.unstored += 1
+            return f"unstored-{self.scale.unstored}"
 
     async def replay_events_after(
         self, last_event_id: EventId, send_callback: EventCallback

@@ -325,12 +325,26 @@ def serve_unknown_sessions(server: MCPServer, restore: SessionRestorer, after: S
         if sid is not None and sid not in manager._server_instances:
             user = scope.get("user")
             requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
-            await restore(sid, requestor)
+            try:
+                await restore(sid, requestor)
+            except Exception:
+                log.warning("cannot look up session %s in the shared store", sid[:64], exc_info=True)
+                await _error_response("Session store unavailable: try again", 503)(scope, receive, send)
+                return
         await handle(scope, receive, send)
         if sid is not None:
-            await after(sid, scope.get("method"))
+            try:
+                await after(sid, scope.get("method"))
+            except Exception:
+                log.warning("cannot update session %s in the shared store", sid[:64], exc_info=True)
 
     manager._handle_stateful_request = handle_any_worker
+
+
+def _error_response(message: str, status: int) -> Any:
+    from mcp.server.streamable_http_manager import _error_response as sdk_error_response
+
+    return sdk_error_response(message, status)
 
 
 def holds_session(server: MCPServer, session_id: str) -> bool:
