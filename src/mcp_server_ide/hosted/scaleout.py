@@ -90,7 +90,8 @@ MAX_AGE = 600.0
 SESSION_TTL = 30 * 60.0
 """How long a session record lives without a request (the SDK's default idle timeout)."""
 HEARTBEAT_EVERY = 1.0
-HEARTBEAT_TTL = 3.0
+HEARTBEAT_TTL = 5.0
+"""A worker whose heartbeat is this old has stopped (a busy event loop must not look stopped)."""
 RENEW_EVERY = 30.0
 WORKER_HEADER = b"x-mcp-ide-worker"
 
@@ -133,6 +134,7 @@ class ScaleOut:
         self._add_event = self.redis.register_script(_ADD_EVENT)
         self._renewed: dict[str, float] = {}
         self.unstored = 0
+        self._restoring = anyio.Lock()
         """Events Redis did not take (delivered live, not resumable)."""
 
     # -- keys ---------------------------------------------------------------------------------
@@ -228,15 +230,18 @@ class ScaleOut:
         return result
 
     async def restore(self, sid: str, requestor: AuthorizationContext | None) -> bool:
-        raw = await self.redis.get(self.session_key(sid))
-        if raw is None:
-            return False
-        record = json.loads(raw)
-        if record.get("owner") != (dict(requestor) if requestor is not None else None):
-            return False  # another caller's session: the SDK answers as for an unknown one
-        await lowlevel.restore_session(
-            self.server, sid, requestor, record["version"], record["params"], RedisEventStore(self, sid)
-        )
+        async with self._restoring:  # two requests of one session arriving at once rebuild it once
+            if lowlevel.holds_session(self.server, sid):
+                return True
+            raw = await self.redis.get(self.session_key(sid))
+            if raw is None:
+                return False
+            record = json.loads(raw)
+            if record.get("owner") != (dict(requestor) if requestor is not None else None):
+                return False  # another caller's session: the SDK answers as for an unknown one
+            await lowlevel.restore_session(
+                self.server, sid, requestor, record["version"], record["params"], RedisEventStore(self, sid)
+            )
         log.info("serving session %s opened on another worker", sid[:16])
         return True
 
@@ -276,6 +281,9 @@ class ScaleOut:
                 await self._beat()
             except Exception:
                 log.warning("cannot renew this worker's heartbeat in Redis", exc_info=True)
+            old = time.monotonic() - SESSION_TTL
+            for sid in [sid for sid, at in self._renewed.items() if at < old]:
+                self._renewed.pop(sid, None)
 
     async def _relay(self) -> None:
         while True:

@@ -380,9 +380,6 @@ async def restore_session(
         retry_interval=manager.retry_interval,
         idle_timeout=manager.session_idle_timeout,
     )
-    if requestor is not None:
-        manager._session_owners[session_id] = requestor
-    manager._server_instances[session_id] = transport
 
     async def run_server(*, task_status: Any) -> None:
         async with transport.connect() as (read_stream, write_stream):
@@ -411,7 +408,12 @@ async def restore_session(
     task_group = manager._task_group
     if task_group is None:
         raise RuntimeError("the session manager is not running")
-    await task_group.start(run_server)
+    await task_group.start(run_server)  # connected: only now may a request reach the transport
+    if transport.is_terminated:
+        return
+    if requestor is not None:
+        manager._session_owners[session_id] = requestor
+    manager._server_instances[session_id] = transport
 
 
 async def end_session(server: MCPServer, session_id: str) -> None:
