@@ -33,6 +33,7 @@ class Service:
     log_path: Path
     url: str = ""
     extra: dict[str, str] = field(default_factory=dict)
+    stop_signal: int = signal.SIGTERM
 
     def log(self) -> str:
         try:
@@ -42,7 +43,7 @@ class Service:
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(self.stop_signal)
             try:
                 self.process.wait(30)
             except subprocess.TimeoutExpired:
@@ -143,7 +144,7 @@ def start_postgres() -> Service:
             **user_kw,  # pyright: ignore[reportArgumentType]
         )
     wait_port(port, process, "PostgreSQL", log_path)
-    service = Service("postgres", process, port, folder, log_path)
+    service = Service("postgres", process, port, folder, log_path, stop_signal=signal.SIGINT)  # fast shutdown
     base = f"postgresql://mcp@127.0.0.1:{port}"
     _wait_pg(base + "/postgres")
     service.extra["base"] = base
