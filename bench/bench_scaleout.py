@@ -216,7 +216,8 @@ def main() -> int:
         print(
             f"\nmedian: 1 worker {medians['1 worker']:.1f} calls/s, 2 workers {medians['2 workers']:.1f} calls/s; "
             f"2 workers / 1 worker per round: {', '.join(f'{x:.2f}x' for x in ratios)} "
-            f"(median {statistics.median(ratios):.2f}x); errors {int(errors)}"
+            f"(median {statistics.median(ratios):.2f}x; ratio of the medians "
+            f"{medians['2 workers'] / medians['1 worker']:.2f}x); errors {int(errors)}"
         )
         return 1 if errors else 0
     finally:
