@@ -1,6 +1,7 @@
 """``mcp-server-ide hosted …``: serve the hosted service, or manage its users, tokens and projects.
 
     mcp-server-ide hosted --data DIR [--host H] [--port N]      serve
+    mcp-server-ide hosted --data DIR --database postgresql://… --redis redis://…   one of several workers
     mcp-server-ide hosted user add NAME --data DIR
     mcp-server-ide hosted token create USER [--scope read,write,run] [--name NAME] --data DIR
     mcp-server-ide hosted token revoke ID --data DIR
@@ -38,6 +39,12 @@ def serve_parser() -> argparse.ArgumentParser:
         "project export ID FILE",
     )
     _data_arg(p)
+    p.add_argument(
+        "--redis",
+        default=os.environ.get("MCP_IDE_REDIS"),
+        help="redis://host:port/db: sessions shared among workers, so any worker serves any request "
+        "(with --database postgresql://…; default: in this process); or $MCP_IDE_REDIS",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (default: the first free in 9960-9990; 0 = any free)")
     p.add_argument("--allowed-host", action="append", default=[], help="extra Host header value to accept")

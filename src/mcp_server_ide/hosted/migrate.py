@@ -1,16 +1,22 @@
 """Brings a store's schema to the newest revision with Alembic (``migrations/``), at every start.
 
 The revisions are package data, so an installed server migrates its own database; a PostgreSQL
-store runs the same revisions.
+store runs the same revisions. Processes starting together (workers, an operator's command) migrate
+once: PostgreSQL under an advisory lock, SQLite under a lock file beside the database; the others
+wait, then find the database at the head.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
+MIGRATION_LOCK = 0x6D6370696465  # "mcpide": the advisory lock key PostgreSQL migrations take
 HEAD = "0002_project_number"
 """The newest revision (what :func:`upgrade` leaves a database at)."""
 
@@ -24,9 +30,22 @@ def upgrade(engine: sa.Engine) -> None:
 
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
-    with engine.begin() as connection:
+    with _sqlite_lock(engine), engine.begin() as connection:
+        if connection.dialect.name == "postgresql":  # held until this transaction ends
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+@contextlib.contextmanager
+def _sqlite_lock(engine: sa.Engine) -> Iterator[None]:
+    path = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not path or path == ":memory:":
+        yield
+        return
+    with open(f"{path}.migrate-lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 def current(engine: sa.Engine) -> str | None:

@@ -2,7 +2,8 @@
 
 Builds the server with every tool plus the owner tools, one workspace per project
 (:class:`~.projects.HostedProjects`), the ordinary HTTP doors (:func:`..doors.http.build_app`)
-behind :class:`~.app.HostedApp`, and serves them with uvicorn. SIGTERM drains: uvicorn stops
+behind :class:`~.app.HostedApp`, and serves them with uvicorn. With ``--redis`` (and ``--database``)
+it is one of several workers: :mod:`.scaleout`. SIGTERM drains: uvicorn stops
 accepting, lets requests finish (``--grace`` seconds), then the doors' shutdown closes every
 workspace and kills every process they started.
 """
@@ -72,6 +73,13 @@ async def _serve(args: argparse.Namespace) -> None:
     sock, port = http.pick_port(args.host, args.port)
     doors = http.build_app(server, runner, projects, settings, port)
     app = HostedApp(doors, projects, ApiTokenVerifier(store), observer)
+    scale = None
+    if args.redis:
+        from .scaleout import ScaleOut
+
+        scale = ScaleOut(server, args.redis)
+        scale.install()
+        app = scale.wrap(app)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(
         f"mcp-server-ide: hosted service listening on http://{shown}:{port} "
@@ -89,6 +97,10 @@ async def _serve(args: argparse.Namespace) -> None:
         http=bounded_protocol(settings.limits),
     )
     try:
-        await uvicorn.Server(config).serve(sockets=[sock])
+        if scale is None:
+            await uvicorn.Server(config).serve(sockets=[sock])
+        else:
+            async with scale.running():
+                await uvicorn.Server(config).serve(sockets=[sock])
     finally:
         store.close()

@@ -1,6 +1,6 @@
 """The :class:`~.store.Store` on SQLAlchemy Core: SQLite in the data folder (the embedded default),
-or any URL SQLAlchemy knows (``postgresql://…`` for several workers). The schema comes from the
-migrations (:mod:`.migrate`), run at open.
+or PostgreSQL (``postgresql://user:password@host:port/db``, through psycopg 3) for several workers.
+The schema comes from the migrations (:mod:`.migrate`), run at open.
 """
 
 from __future__ import annotations
@@ -27,12 +27,25 @@ def sqlite_url(data: Path) -> str:
     return f"sqlite:///{data / 'hosted.sqlite3'}"
 
 
+def engine_url(url: str) -> str:
+    """The SQLAlchemy URL of a ``--database`` value: ``postgresql://`` (or ``postgres://``, as many
+    hosting panels print it) means the psycopg 3 driver, which the service depends on."""
+    for scheme in ("postgresql://", "postgres://"):
+        if url.startswith(scheme):
+            return "postgresql+psycopg://" + url[len(scheme) :]
+    return url
+
+
 class SqlStore:
     def __init__(self, url: str) -> None:
+        url = engine_url(url)
         connect_args: dict[str, object] = {}
+        options: dict[str, object] = {}
         if url.startswith("sqlite"):
             connect_args = {"check_same_thread": False, "timeout": 30}
-        self.engine = sa.create_engine(url, connect_args=connect_args)
+        else:  # a server: drop connections it closed (a restart, an idle timeout) rather than fail a request
+            options = {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 20}
+        self.engine = sa.create_engine(url, connect_args=connect_args, **options)
         if url.startswith("sqlite"):
 
             @event.listens_for(self.engine, "connect")

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
+import anyio
 from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.mcpserver import Context
@@ -281,3 +282,163 @@ def open_sessions(server: MCPServer) -> int:
         return len(server.session_manager._server_instances)
     except (AttributeError, RuntimeError):
         return 0
+
+
+# -- Streamable HTTP sessions any worker can serve (hosted scale-out: ``hosted/scaleout.py``) -----
+
+
+def session_event_stores_by_id(server: MCPServer, make_store: Callable[[str], EventStore]) -> None:
+    """Like :func:`per_session_event_stores`, with the session id given to ``make_store`` (a shared
+    store keys each session's events by it)."""
+    manager = server.session_manager
+    admit = manager._admit_session
+
+    def admit_with_store(requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
+        transport = admit(requestor)
+        if transport is not None and transport.mcp_session_id is not None:
+            transport._event_store = make_store(transport.mcp_session_id)
+        return transport
+
+    manager._admit_session = admit_with_store
+
+
+SessionRestorer = Callable[[str, "AuthorizationContext | None"], Awaitable[bool]]
+"""``(session id, requestor) -> restored?``: called for a request naming a session this process does
+not hold; it may call :func:`restore_session` (True) or leave the SDK to answer 404 (False)."""
+SessionHook = Callable[[str, Any], Awaitable[None]]
+"""``(session id, HTTP method)``: called after the SDK served a request of a session."""
+
+
+def serve_unknown_sessions(server: MCPServer, restore: SessionRestorer, after: SessionHook) -> None:
+    """Let ``restore`` rebuild a session the SDK's manager does not hold (it keeps sessions in process
+    memory: one made by another worker would be 404), and call ``after`` once each request is served."""
+    from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+
+    manager = server.session_manager
+    handle = manager._handle_stateful_request
+    header = MCP_SESSION_ID_HEADER.encode()
+
+    async def handle_any_worker(scope: Any, receive: Any, send: Any) -> None:
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
+
+        sid = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == header), None)
+        if sid is not None and sid not in manager._server_instances:
+            user = scope.get("user")
+            requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
+            try:
+                await restore(sid, requestor)
+            except Exception:
+                log.warning("cannot look up session %s in the shared store", sid[:64], exc_info=True)
+                await _error_response("Session store unavailable: try again", 503)(scope, receive, send)
+                return
+        await handle(scope, receive, send)
+        if sid is not None:
+            try:
+                await after(sid, scope.get("method"))
+            except Exception:
+                log.warning("cannot update session %s in the shared store", sid[:64], exc_info=True)
+
+    manager._handle_stateful_request = handle_any_worker
+
+
+def _error_response(message: str, status: int) -> Any:
+    from mcp.server.streamable_http_manager import _error_response as sdk_error_response
+
+    return sdk_error_response(message, status)
+
+
+def holds_session(server: MCPServer, session_id: str) -> bool:
+    return session_id in server.session_manager._server_instances
+
+
+async def restore_session(
+    server: MCPServer,
+    session_id: str,
+    requestor: AuthorizationContext | None,
+    protocol_version: str,
+    client_params: dict[str, Any],
+    event_store: EventStore,
+) -> None:
+    """Rebuild, in this process, a Streamable HTTP session another process opened: a transport with
+    the same id and the same settings the manager gives its own, and a server task whose connection
+    starts where that session's handshake left it (its protocol version, the client's ``initialize``
+    params, initialized). The manager then serves the request as it would one of its own sessions."""
+    from mcp.server.runner import serve_connection
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+    from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+    from mcp_types import InitializeRequestParams
+
+    manager = server.session_manager
+    if session_id in manager._server_instances:
+        return
+    params = InitializeRequestParams.model_validate(client_params, by_name=False)
+    transport = StreamableHTTPServerTransport(
+        mcp_session_id=session_id,
+        is_json_response_enabled=manager.json_response,
+        event_store=event_store,
+        security_settings=manager.security_settings,
+        retry_interval=manager.retry_interval,
+        idle_timeout=manager.session_idle_timeout,
+    )
+
+    async def run_server(*, task_status: Any) -> None:
+        async with transport.connect() as (read_stream, write_stream):
+            task_status.started()
+            try:
+                idle_scope = transport.idle_scope or anyio.CancelScope()
+                with idle_scope:
+                    dispatcher: JSONRPCDispatcher[Any] = JSONRPCDispatcher(
+                        read_stream, write_stream, inline_methods=frozenset({"initialize"})
+                    )
+                    connection = Connection.for_loop(dispatcher, session_id=session_id)
+                    connection.client_params = params
+                    connection.protocol_version = protocol_version
+                    connection.initialized.set()
+                    await serve_connection(
+                        lowlevel(server),
+                        dispatcher,
+                        connection=connection,
+                        lifespan_state=manager._lifespan_state,
+                    )
+            except Exception:
+                log.exception("restored session %s crashed", session_id[:64])
+            finally:
+                await manager._discard_session(session_id, transport)
+
+    task_group = manager._task_group
+    if task_group is None:
+        raise RuntimeError("the session manager is not running")
+    await task_group.start(run_server)  # connected: only now may a request reach the transport
+    if transport.is_terminated:
+        return
+    if requestor is not None:
+        manager._session_owners[session_id] = requestor
+    manager._server_instances[session_id] = transport
+
+
+async def end_session(server: MCPServer, session_id: str) -> None:
+    """Terminate this process's copy of a session (another process served its DELETE)."""
+    manager = server.session_manager
+    transport = manager._server_instances.get(session_id)
+    if transport is not None:
+        await manager._discard_session(session_id, transport)
+
+
+async def deliver_to_stream(
+    server: MCPServer, session_id: str, stream_id: str, data: bytes, event_id: str
+) -> bool:
+    """Hand an event another process stored for a session to the SSE stream this process holds for
+    it (its standalone GET stream, or a resumed request stream); False when this process holds none."""
+    from mcp.server.streamable_http import EventMessage
+    from mcp_types import jsonrpc_message_adapter
+
+    transport = server.session_manager._server_instances.get(session_id)
+    streams = transport._request_streams.get(stream_id) if transport is not None else None
+    if streams is None:
+        return False
+    message = jsonrpc_message_adapter.validate_json(data)
+    try:
+        await streams[0].send(EventMessage(message, event_id))
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        return False
+    return True

@@ -1,0 +1,231 @@
+"""Benchmark of hosted scale-out: throughput of a mixed read/search/write load with two workers
+against one, behind the same HAProxy, with PostgreSQL and Redis (tests/support/services.py).
+
+One data folder, one project of ``--files`` small source files. Two ``mcp-server-ide hosted``
+workers (``--database`` PostgreSQL, ``--redis``), and two HAProxy fronts: one round-robin over both
+workers, one with the first worker only. The load: ``--sessions`` Streamable HTTP sessions, each a
+loop of tool calls (``tools/call`` over ``POST /p/X/mcp``): 50% ``project_fs_read``, 30%
+``search_in_files_content``, 20% ``project_fs_write`` (each session its own file), every answer
+checked. Rounds alternate one worker / two workers (``--rounds`` of ``--seconds`` each), so that
+the noise of a shared machine falls on both alike. Printed per round: calls/s, errors, and the CPU
+the load generator itself used (user + system, as a share of one core), the workers' CPU, and the
+load average; then the median ratio of two workers to one.
+
+Run: ``python bench/bench_scaleout.py [--sessions 16] [--seconds 20] [--rounds 3]`` (~3 min).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+ACCEPT = "application/json, text/event-stream"
+VERSION = "2025-11-25"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def last_message(text: str) -> dict[str, Any]:
+    lines = [line[5:] for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
+    return json.loads(lines[-1]) if lines else json.loads(text)
+
+
+class Session:
+    def __init__(self, http: Any, url: str, number: int) -> None:
+        self.http = http
+        self.url = url
+        self.number = number
+        self.headers: dict[str, str] = {}
+        self.next_id = 1
+        self.rng = random.Random(number)
+
+    async def rpc(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        body = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}}
+        r = await self.http.post(self.url, json=body, headers=self.headers or {"Accept": ACCEPT})
+        r.raise_for_status()
+        if not self.headers:
+            self.headers = {
+                "Accept": ACCEPT,
+                "mcp-session-id": r.headers["mcp-session-id"],
+                "mcp-protocol-version": VERSION,
+            }
+        return last_message(r.text)
+
+    async def open(self) -> None:
+        await self.rpc(
+            "initialize",
+            {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+        )
+        r = await self.http.post(
+            self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self.headers
+        )
+        r.raise_for_status()
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> None:
+        answer = await self.rpc("tools/call", {"name": name, "arguments": arguments})
+        result = answer.get("result")
+        if result is None or result.get("isError"):
+            raise RuntimeError(f"{name}: {answer}")
+
+    async def one(self, files: int, times: dict[str, list[float]] | None = None) -> None:
+        pick = self.rng.random()
+        started = time.perf_counter()
+        if pick < 0.5:
+            kind = "read"
+            await self.call("project_fs_read", {"path": f"src/m{self.rng.randrange(files)}.py"})
+        elif pick < 0.8:
+            kind = "search"
+            await self.call("search_in_files_content", {"searchText": f"value_{self.rng.randrange(files)}"})
+        else:
+            kind = "write"
+            await self.call(
+                "project_fs_write",
+                {"path": f"out/s{self.number}.txt", "content": f"{self.next_id}\n" * 20},
+            )
+        if times is not None:
+            times.setdefault(kind, []).append(time.perf_counter() - started)
+
+
+async def run_round(url: str, token: str, sessions: int, seconds: float, files: int) -> dict[str, float]:
+    import httpx
+
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    async with httpx.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"}, timeout=120, limits=limits
+    ) as http:
+        group = [Session(http, url, n) for n in range(sessions)]
+        await asyncio.gather(*(s.open() for s in group))
+        for _ in range(2):  # warm-up: every worker has served (and rebuilt) every session
+            await asyncio.gather(*(s.one(files) for s in group))
+        done = errors = 0
+        times: dict[str, list[float]] = {}
+        stop = time.monotonic() + seconds
+
+        async def loop(s: Session) -> None:
+            nonlocal done, errors
+            while time.monotonic() < stop:
+                try:
+                    await s.one(files, times)
+                    done += 1
+                except Exception:
+                    errors += 1
+
+        cpu0, wall0 = own_cpu(), time.monotonic()
+        await asyncio.gather(*(loop(s) for s in group))
+        cpu1, wall1 = own_cpu(), time.monotonic()
+        for s in group:
+            await http.delete(url, headers=s.headers)
+    return {
+        "calls_per_s": done / (wall1 - wall0),
+        "errors": errors,
+        "generator_cpu": (cpu1 - cpu0) / (wall1 - wall0),
+        "wall": wall1 - wall0,
+        **{f"p50_{kind}": statistics.median(ts) for kind, ts in times.items()},
+    }
+
+
+def main() -> int:
+    from tests.support.hosted import hosted_cli, start_hosted
+    from tests.support.net import free_port
+    from tests.support.services import start_haproxy, start_postgres, start_redis
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=16, help="concurrent sessions (default 16)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each round (default 20)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each setup (default 3)")
+    parser.add_argument("--files", type=int, default=200, help="source files in the project (default 200)")
+    args = parser.parse_args()
+
+    pg, redis = start_postgres(), start_redis()
+    parts = [pg, redis]
+    workers = []
+    try:
+        data = Path(tempfile.mkdtemp(prefix="bench-scaleout-")) / "data"
+        data.mkdir()
+        db = ("--database", pg.url)
+        for argv in (("user", "add", "alice"),):
+            assert hosted_cli(data, *argv, *db).returncode == 0
+        token = hosted_cli(data, "token", "create", "alice", *db).stdout.strip()
+        made = hosted_cli(data, "project", "create", "alice", "bench", *db)
+        project = json.loads(made.stdout)["id"]
+        src = data / "projects" / project / "src"
+        src.mkdir(parents=True)
+        for i in range(args.files):
+            (src / f"m{i}.py").write_text(
+                f'"""Module {i}."""\n\nvalue_{i} = {i}\n\n\ndef f_{i}(x):\n    return x + value_{i}\n' * 5
+            )
+        fronts = [free_port(), free_port()]
+        extra = [a for port in fronts for a in ("--allowed-host", f"127.0.0.1:{port}")]
+        for _ in range(2):
+            workers.append(start_hosted(data, *db, "--redis", redis.url, *extra, timeout=180))
+        ports = [int(w.url.rsplit(":", 1)[1]) for w in workers]
+        one = start_haproxy({"w0": ports[0]}, port=fronts[0])
+        two = start_haproxy({"w0": ports[0], "w1": ports[1]}, port=fronts[1])
+        parts += [one, two]
+        setups = {"1 worker": one.url, "2 workers": two.url}
+        print(f"machine: {os.cpu_count()} cores; {args.sessions} sessions; rounds of {args.seconds:.0f} s")
+        results: dict[str, list[dict[str, float]]] = {name: [] for name in setups}
+        for round_no in range(args.rounds):
+            for name, front in setups.items():
+                url = f"{front}/p/{project}/mcp"
+                load0 = os.getloadavg()[0]
+                workers_cpu0 = [cpu_seconds(w.process.pid) for w in workers]
+                got = asyncio.run(run_round(url, token, args.sessions, args.seconds, args.files))
+                workers_cpu = [
+                    (cpu_seconds(w.process.pid) - c) / got["wall"]
+                    for w, c in zip(workers, workers_cpu0, strict=True)
+                ]
+                got["load"] = (load0 + os.getloadavg()[0]) / 2
+                results[name].append(got)
+                print(
+                    f"round {round_no + 1} {name:<9}: {got['calls_per_s']:7.1f} calls/s, "
+                    f"{int(got['errors'])} errors; load generator CPU {got['generator_cpu'] * 100:5.1f}% of a core; "
+                    f"workers' CPU {' + '.join(f'{c * 100:.0f}%' for c in workers_cpu)}; "
+                    f"load average {got['load']:.1f}; median latency "
+                    + ", ".join(f"{k[4:]} {v * 1e3:.0f} ms" for k, v in got.items() if k.startswith("p50_"))
+                )
+        ratios = [
+            b["calls_per_s"] / a["calls_per_s"]
+            for a, b in zip(results["1 worker"], results["2 workers"], strict=True)
+        ]
+        medians = {name: statistics.median(r["calls_per_s"] for r in rs) for name, rs in results.items()}
+        errors = sum(r["errors"] for rs in results.values() for r in rs)
+        print(
+            f"\nmedian: 1 worker {medians['1 worker']:.1f} calls/s, 2 workers {medians['2 workers']:.1f} calls/s; "
+            f"2 workers / 1 worker per round: {', '.join(f'{x:.2f}x' for x in ratios)} "
+            f"(median {statistics.median(ratios):.2f}x; ratio of the medians "
+            f"{medians['2 workers'] / medians['1 worker']:.2f}x); errors {int(errors)}"
+        )
+        return 1 if errors else 0
+    finally:
+        for w in workers:
+            w.stop()
+        for part in reversed(parts):
+            part.stop()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

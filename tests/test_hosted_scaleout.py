@@ -1,0 +1,262 @@
+"""Scale-out: two ``mcp-server-ide hosted`` workers behind HAProxy (round-robin, health checks on
+``/healthz``), users and projects in PostgreSQL, sessions and their event streams in Redis, one shared
+data folder; every part a real process from Debian's packages on loopback (tests/support/services.py).
+
+A client session (the SDK's Streamable HTTP client) is served by both workers in turn; killing
+(SIGKILL) the worker running its call ends that call with an error the other worker sends on the
+resumed stream (``Last-Event-ID``), and the session's next calls are served by the surviving worker.
+Each worker names itself on every answer (``x-mcp-ide-worker``), which is how the test sees who
+served what.
+
+Marker ``scaleout`` (own README command; ~1-2 min: PostgreSQL, Redis, HAProxy and two workers start).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from tests.support.hosted import HostedService, hosted_cli, start_hosted
+from tests.support.net import free_port
+from tests.support.services import Service, start_haproxy, start_postgres, start_redis
+from tests.support.system import require_system
+
+pytestmark = [pytest.mark.scaleout, pytest.mark.anyio]
+
+WORKER = "x-mcp-ide-worker"
+
+
+@dataclass
+class Cluster:
+    data: Path
+    database: str
+    redis: Service
+    proxy: Service
+    workers: list[HostedService]
+    token: str
+    project: str
+    other_token: str
+    parts: list[Service] = field(default_factory=list)
+
+    def url(self, rest: str = "/mcp") -> str:
+        return f"{self.proxy.url}/p/{self.project}{rest}"
+
+    def worker_named(self, name: str) -> HostedService:
+        pid = int(name.rsplit(":", 1)[1])
+        return next(w for w in self.workers if w.process.pid == pid)
+
+
+def _cli_ok(data: Path, *args: str) -> str:
+    done = hosted_cli(data, *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    require_system("bwrap", "bubblewrap")  # the long call is a command, and commands run in the sandbox
+    pg = start_postgres()
+    redis = start_redis()
+    parts = [pg, redis]
+    workers: list[HostedService] = []
+    try:
+        data = tmp_path_factory.mktemp("scaleout") / "data"
+        data.mkdir()
+        db = ("--database", pg.url)
+        _cli_ok(data, "user", "add", "alice", *db)
+        token = _cli_ok(data, "token", "create", "alice", *db).split()[-1]
+        other_token = _cli_ok(data, "token", "create", "alice", "--name", "other", *db).split()[-1]
+        project = json.loads(_cli_ok(data, "project", "create", "alice", "one", *db))["id"]
+        front = free_port()
+        for _ in range(2):
+            workers.append(
+                start_hosted(
+                    data, *db, "--redis", redis.url, "--allowed-host", f"127.0.0.1:{front}", timeout=120
+                )
+            )
+        backends = {f"w{i}": int(w.url.rsplit(":", 1)[1]) for i, w in enumerate(workers)}
+        proxy = start_haproxy(backends, port=front)
+        parts.append(proxy)
+        yield Cluster(data, pg.url, redis, proxy, workers, token, project, other_token, parts)
+    finally:
+        for w in workers:
+            w.stop()
+        for part in reversed(parts):
+            part.stop()
+
+
+def _wait_until(check: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_the_proxy_spreads_requests_over_both_workers(cluster: Cluster):
+    seen = set()
+    with httpx.Client(timeout=60) as http:
+        for _ in range(6):
+            r = http.get(cluster.proxy.url + "/healthz")
+            assert r.status_code == 200
+            seen.add(r.headers[WORKER])
+    assert len(seen) == 2
+
+
+def _sse_messages(text: str) -> list[dict[str, Any]]:
+    return [
+        json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip()
+    ]
+
+
+async def test_a_notification_sent_on_one_worker_reaches_the_get_stream_held_by_the_other(cluster: Cluster):
+    """The session opens on worker 1, which also holds its GET stream; the subscription and the write
+    go to worker 2 (straight to each worker, not through the proxy, to pin who serves what). Worker 2's
+    copy of the session sends ``resources/updated``; worker 1 relays it onto the client's stream."""
+    from tests.support.net import ACCEPT, initialize
+
+    one, two = (f"{w.url}/p/{cluster.project}/mcp" for w in cluster.workers)
+    auth = {"Authorization": f"Bearer {cluster.token}"}
+    version = "2025-11-25"
+    uri = (cluster.data.resolve() / "projects" / cluster.project / "watched.txt").as_uri()
+    got: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(timeout=60, headers=auth) as http:
+        r = await http.post(one, json=initialize(version, id=1), headers={"Accept": ACCEPT})
+        assert r.status_code == 200, r.text
+        session = {
+            "Accept": ACCEPT,
+            "mcp-session-id": r.headers["mcp-session-id"],
+            "mcp-protocol-version": version,
+        }
+        # On the other worker, the session answers only its own token: another token of the same user
+        # gets what an unknown session gets.
+        listing = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
+        other = {**session, "Authorization": f"Bearer {cluster.other_token}"}
+        wrong = await http.post(two, json=listing, headers=other)
+        unknown = await http.post(two, json=listing, headers={**other, "mcp-session-id": "f" * 32})
+        assert (wrong.status_code, wrong.content) == (unknown.status_code, unknown.content)
+        assert wrong.status_code == 404 and wrong.headers[WORKER] != r.headers[WORKER]
+        r = await http.post(
+            two, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+        )
+        assert r.status_code == 202 and r.headers[WORKER] != "", r.text
+
+        async def listen(ready: anyio.Event) -> None:
+            async with http.stream("GET", one, headers={**session, "Accept": "text/event-stream"}) as stream:
+                assert stream.status_code == 200
+                got.append({"worker": stream.headers[WORKER]})
+                ready.set()
+                async for line in stream.aiter_lines():
+                    if line.startswith("data:") and line[5:].strip():
+                        got.append(json.loads(line[5:]))
+
+        async with anyio.create_task_group() as tg:
+            ready = anyio.Event()
+            tg.start_soon(listen, ready)
+            with anyio.fail_after(30):
+                await ready.wait()
+            r = await http.post(
+                two,
+                json={"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}},
+                headers=session,
+            )
+            assert r.status_code == 200 and "error" not in _sse_messages(r.text)[-1], r.text
+            call = {"name": "project_fs_write", "arguments": {"path": "watched.txt", "content": "new\n"}}
+            r = await http.post(
+                two, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}, headers=session
+            )
+            assert r.status_code == 200 and r.headers[WORKER] != got[0]["worker"], r.text
+            assert not _sse_messages(r.text)[-1]["result"].get("isError"), r.text
+            with anyio.fail_after(60):
+                while not any(m.get("method") == "notifications/resources/updated" for m in got):
+                    await anyio.sleep(0.1)
+            tg.cancel_scope.cancel()
+        updated = [m for m in got if m.get("method") == "notifications/resources/updated"]
+        assert updated[0]["params"]["uri"] == uri
+        assert cluster.worker_named(got[0]["worker"]) is cluster.workers[0]
+        await http.delete(one, headers=session)
+
+
+async def test_a_session_survives_killing_the_worker_running_its_call(cluster: Cluster):
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp.shared.exceptions import MCPError
+
+    served: list[tuple[str, bool, str, int]] = []  # (method, resumed?, worker, status)
+
+    async def note(response: Any) -> None:
+        request = response.request
+        served.append(
+            (
+                request.method,
+                "last-event-id" in request.headers,
+                response.headers.get(WORKER, ""),
+                response.status_code,
+            )
+        )
+
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {cluster.token}"})
+    http.event_hooks["response"].append(note)
+    async with Client(streamable_http_client(cluster.url(), http_client=http), mode="legacy") as client:
+        written = await client.call_tool("project_fs_write", {"path": "kept.txt", "content": "kept\n"})
+        assert not written.is_error, written
+        for _ in range(3):
+            read = await client.call_tool("project_fs_read", {"path": "kept.txt"})
+            assert "kept" in "".join(getattr(b, "text", "") for b in read.content)
+        both = {worker for method, _, worker, status in served if method == "POST" and status == 200}
+        assert len(both) == 2, served  # round-robin: both workers served this one session
+
+        outcome: dict[str, Any] = {}
+        before = len(served)
+
+        async def long_call() -> None:
+            try:
+                outcome["result"] = await client.call_tool(
+                    "run_command_on_background", {"command": "sleep 120", "timeout": 180000}
+                )
+            except MCPError as exc:
+                outcome["error"] = exc
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(long_call)
+            with anyio.fail_after(60):
+                while not any(m == "POST" and s == 200 for m, _, _, s in served[before:]):
+                    await anyio.sleep(0.05)
+            runner = next(w for m, _, w, s in served[before:] if m == "POST" and s == 200)
+            victim = cluster.worker_named(runner)
+            await anyio.sleep(1.0)  # the command is running in the victim's sandbox
+            os.killpg(victim.process.pid, signal.SIGKILL)
+            victim.process.wait(30)
+            with anyio.fail_after(60):
+                while not outcome:
+                    await anyio.sleep(0.1)
+
+        assert "result" not in outcome, outcome
+        assert "stopped before it answered" in str(outcome["error"]), outcome
+        survivor = next(w for w in cluster.workers if w is not victim)
+        resumed = [(w, s) for m, r, w, s in served[before:] if m == "GET" and r]
+        assert resumed and all(w != runner for w, _ in resumed), served[before:]
+        assert resumed[-1][1] == 200 and cluster.worker_named(resumed[-1][0]) is survivor
+
+        after = len(served)
+        read = await client.call_tool("project_fs_read", {"path": "kept.txt"})
+        assert "kept" in "".join(getattr(b, "text", "") for b in read.content)
+        written = await client.call_tool("project_fs_write", {"path": "after.txt", "content": "after\n"})
+        assert not written.is_error, written
+        tools = await client.list_tools()
+        assert any(t.name == "project_fs_read" for t in tools.tools)
+        later = {w for m, _, w, s in served[after:] if m == "POST" and s == 200}
+        assert later and all(cluster.worker_named(w) is survivor for w in later), served[after:]
+    assert (cluster.data / "projects" / cluster.project / "after.txt").read_text() == "after\n"
