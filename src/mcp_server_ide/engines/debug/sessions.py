@@ -98,8 +98,11 @@ class Debugging:
                 "many; end one with stop_debug_session)",
                 kind="refused",
             )
-        adapter = adapter_for(target.kind, target.name)
         jobs = self._jobs()
+        live = self._start_in_vscode(target, jobs)
+        if live is not None:
+            return live
+        adapter = adapter_for(target.kind, target.name)
         if target.request == "attach":
             arguments = attach_arguments(target.item, jobs)
             if adapter.server and "connect" in arguments:  # js-debug attaches to node's inspector port
@@ -124,6 +127,42 @@ class Debugging:
         filters = self.filters if self.filters is not None else list(adapter.default_filters)
         session.start(arguments, self.breakpoints(), filters)
         return session
+
+    def _start_in_vscode(self, target: DebugTarget, jobs: Any) -> Session | None:
+        """With VS Code connected and debugging ``target``'s type, the session VS Code runs (None: run it here)."""
+        from ..editor.channel import BridgeDown
+        from . import vscode
+
+        channel = vscode.backing(self.ws, target.kind)
+        if channel is None:
+            return None
+        try:
+            session = vscode.start(self.ws, target, f"dbg-{next(_ids)}", jobs, channel)
+        except BridgeDown:  # never reached VS Code: the headless adapter runs it
+            return None
+        with self.lock:
+            self.sessions[session.id] = session
+            self._forget_old()
+        return session
+
+    def adopt(self) -> None:
+        """Take in the debug sessions VS Code runs that this service does not know (the person's own)."""
+        from . import vscode
+
+        found = vscode.listed(self.ws)
+        if not found:
+            return
+        channel = vscode.channel_of(self.ws)
+        assert channel is not None
+        with self.lock:
+            known = {getattr(s, "vs_id", None) for s in self.sessions.values()}
+        for item in found:
+            if item["id"] in known or item.get("state") == "ended":
+                continue
+            session = vscode.VsSession(self.ws, f"dbg-{next(_ids)}", item, self._jobs(), channel, ours=False)
+            with self.lock:
+                self.sessions[session.id] = session
+                self._forget_old()
 
     def _pre_launch(self, target: DebugTarget) -> None:
         from ..runconfigs import Runs
@@ -153,6 +192,7 @@ class Debugging:
 
     def get(self, session_id: str | None) -> Session:
         """The session ``session_id``; without one, the newest live session (else the newest)."""
+        self.adopt()
         sessions = self.list()
         if session_id:
             found = next((s for s in sessions if s.id == session_id), None)
