@@ -8,7 +8,7 @@
 
 import * as vscode from 'vscode';
 import { consent } from './actions';
-import { BreakpointAnswers, debuggerTypes, FORWARDED, RESUMING, Run } from './debugstate';
+import { BreakpointAnswers, debuggerTypes, FORWARDED, localPaths, RESUMING, Run } from './debugstate';
 import { BridgeError, Handler } from './protocol';
 
 const MARKER = '__mcpIdeRun';
@@ -57,13 +57,13 @@ function tracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
       if (m.type === 'response') {
         const found = answers.response(m);
         // a parent js-debug session answers for no program: only the program's session counts
-        if (found && !(session === root && children.has(root.id))) runOf(session).push('_breakpoints', found);
+        if (found && !(session === root && children.has(root.id))) runOf(session).push('_breakpoints', localPaths(found));
         return;
       }
       if (m.type !== 'event' || !FORWARDED.has(String(m.event))) return;
       if (m.event === 'terminated' && session !== root) return; // the root's end ends the run
       if (m.event === 'stopped') program.set(root.id, session);
-      runOf(session).push(String(m.event), m.body ?? {});
+      runOf(session).push(String(m.event), localPaths(m.body ?? {}));
     },
   };
 }
@@ -153,7 +153,7 @@ export function debugHandlers(subscriptions: { dispose(): unknown }[]): Record<s
       const command = str(params.command, 'command');
       const session = program.get(run.id) ?? root;
       try {
-        return (await session.customRequest(command, (params.arguments ?? {}) as Record<string, unknown>)) ?? {};
+        return localPaths((await session.customRequest(command, (params.arguments ?? {}) as Record<string, unknown>)) ?? {});
       } catch (err) {
         throw new BridgeError('conflict', `the debugger refused ${command}: ${err instanceof Error ? err.message : String(err)}`);
       }

@@ -130,3 +130,28 @@ export function debuggerTypes(packages: readonly unknown[]): string[] {
   }
   return [...out].sort();
 }
+
+const URI = /^[a-zA-Z][\w+.-]*:\/\//;
+
+/** `value` with every `source.path` that VS Code turned into a URI (`vscode-remote://host/p`, `file:///p`:
+ * a remote window's customRequest answers carry them) made a file path again; the rest as it was. */
+export function localPaths<T>(value: T, depth = 0): T {
+  if (depth > 12 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => localPaths(v, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (k === 'source' && v && typeof v === 'object' && typeof (v as { path?: unknown }).path === 'string' && URI.test((v as { path: string }).path)) {
+      const path = (v as { path: string }).path;
+      let local = path;
+      try {
+        local = decodeURIComponent(new URL(path).pathname);
+      } catch {
+        // not a URL after all: left as it is
+      }
+      out[k] = { ...(localPaths(v, depth + 1) as object), path: local };
+    } else {
+      out[k] = localPaths(v, depth + 1);
+    }
+  }
+  return out as T;
+}

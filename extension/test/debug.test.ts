@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { BreakpointAnswers, debuggerTypes, MAX_EVENTS, OUTPUT_CHARS, Run } from '../src/debugstate';
+import { BreakpointAnswers, debuggerTypes, localPaths, MAX_EVENTS, OUTPUT_CHARS, Run } from '../src/debugstate';
 
 test('events move the state and are read from a cursor', () => {
   const run = new Run('s1', 'Launch', 'pwa-node', true);
@@ -74,4 +74,20 @@ test('debug types are read from the extensions manifests', () => {
     { contributes: { debuggers: [{ type: 'debugpy' }, { label: 'no type' }] } },
   ]);
   assert.deepEqual(types, ['debugpy', 'node', 'pwa-node']);
+});
+
+test("paths VS Code made URIs in a remote window's answers are file paths again", () => {
+  const answer = {
+    stackFrames: [
+      { id: 1, source: { path: 'vscode-remote://127.0.0.1:47041/tmp/w%20s/app.js', name: 'app.js' }, line: 4 },
+      { id: 2, source: { path: '/tmp/ws/lib.js' }, line: 6 },
+      { id: 3, source: { name: 'node:internal', sourceReference: 5 }, line: 1 },
+    ],
+    totalFrames: 3,
+  };
+  const local = localPaths(answer);
+  assert.deepEqual(local.stackFrames.map((f) => (f.source as { path?: string }).path), ['/tmp/w s/app.js', '/tmp/ws/lib.js', undefined]);
+  assert.equal(local.stackFrames[0].source.name, 'app.js');
+  assert.equal(local.totalFrames, 3);
+  assert.equal(localPaths('x'), 'x');
 });

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -73,6 +74,22 @@ def rest(port: int, tool: str, **args: object) -> Any:
     return answer["status"]
 
 
+def mcp_call(url: str, tool: str, **args: object) -> Any:
+    """One tool call through an MCP client over Streamable HTTP (the REST door answers in the JetBrains
+    shape, without the debugger's verdicts)."""
+    from mcp import Client
+
+    from tests.support.results import data
+
+    async def go() -> Any:
+        async with Client(url, mode="legacy") as client:
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, (tool, result.content)
+            return data(result)
+
+    return anyio.run(go)
+
+
 def until(check: Callable[[], Any], what: str, seconds: float = 60) -> Any:
     deadline = time.monotonic() + seconds
     while not (found := check()):
@@ -122,7 +139,7 @@ def test_a_node_session_runs_in_vscodes_debugger_stops_at_the_breakpoint_and_end
 
     listed = rest(port, "list_debug_sessions")
     assert any(s["sessionId"] == sid and s["backedBy"] == "VS Code" for s in listed), listed
-    bps = rest(port, "get_debugger_breakpoints")
+    bps = mcp_call(f"http://127.0.0.1:{port}/mcp", "get_debugger_breakpoints")
     assert [(Path(b["path"]).name, b["line"], b.get("verified")) for b in bps] == [("app.js", 4, True)], bps
 
     stack_out = rest(port, "get_stack_trace", sessionId=sid)

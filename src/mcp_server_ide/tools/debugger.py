@@ -60,6 +60,8 @@ def status(session: debug.Session) -> dict[str, Any]:
             out["exitCode"] = code
         if session.job_id:
             out["jobId"] = session.job_id
+        if session.ended_note:
+            out["note"] = session.ended_note
     return out
 
 

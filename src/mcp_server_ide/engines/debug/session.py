@@ -95,6 +95,8 @@ class Session:
         self.backed_by = f"headless {adapter.name}"
         """Who runs the adapter: ``headless debugpy``/``headless js-debug`` (this server), or ``VS Code``."""
         self.listen: str | None = None
+        self.ended_note: str | None = None
+        """Why the session ended when it was not the program's end (VS Code stopped answering)."""
         self.state: State = "starting"
         self.cond = threading.Condition()
         self.stop_info: dict[str, Any] | None = None

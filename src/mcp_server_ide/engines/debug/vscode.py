@@ -205,6 +205,10 @@ class VsSession(Session):
     def _lose(self, why: str) -> None:
         with self.cond:
             self.lost = why
+            self.ended_note = (
+                f"VS Code stopped answering ({why[:200]}): the session was VS Code's and how it ended is "
+                "not known here (its debug views show it once the extension is back)"
+            )
             self._note(f"{self.id} VS Code stopped answering: the session is VS Code's, its end unknown here")
             self.state = "ended"
             self.cond.notify_all()
