@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..editor import editor_for
 from ..editor.bridge import BridgeEditor
-from ..editor.channel import BridgeDown, Channel
+from ..editor.channel import Address, BridgeDown, Channel
 from ..failures import ToolFailure
 from .adapters import Adapter, adapter_for
 from .client import REQUEST_TIMEOUT_S
@@ -43,15 +43,32 @@ POLL_MS = 2000
 GIVE_UP_S = 10.0
 """How long VS Code may not answer before its sessions count as lost."""
 START_TIMEOUT_S = 60.0
+CALL_TIMEOUT_S = 10.0
+"""Connecting to the extension and its short answers: more than the editor's 1 s, since falling back
+to the headless adapter would run the session where the person does not see it."""
 CONSENT_S = 60.0
 VSCODE_TYPES = {"node": ("pwa-node", "node"), "pwa-node": ("pwa-node", "node"), "python": ("debugpy", "python"),
                 "debugpy": ("debugpy", "python")}  # fmt: skip
 """A launch type -> the VS Code debug types (``contributes.debuggers``) that run it."""
 
 
+_channels: dict[Address, Channel] = {}
+_channels_lock = threading.Lock()
+
+
 def channel_of(ws: Workspace) -> Channel | None:
+    """The debugger's own connection to the extension when the workspace's editor is VS Code's: apart from
+    the editor's (whose 1 s deadline and retry pause would send a session to the headless adapter on
+    a loaded machine), with :data:`CALL_TIMEOUT_S` and a short retry."""
     backend = editor_for(ws)
-    return backend.channel if isinstance(backend, BridgeEditor) else None
+    if not isinstance(backend, BridgeEditor):
+        return None
+    address = backend.channel.address
+    with _channels_lock:
+        found = _channels.get(address)
+        if found is None:
+            found = _channels[address] = Channel(address, timeout=CALL_TIMEOUT_S, retry=0.5)
+        return found
 
 
 def backing(ws: Workspace, kind: str) -> Channel | None:
@@ -61,8 +78,9 @@ def backing(ws: Workspace, kind: str) -> Channel | None:
     if channel is None or wanted is None:
         return None
     try:
-        found = channel.call("debug.types")
-    except (BridgeDown, ToolFailure):  # not connected, or an extension without these handlers
+        found = channel.call("debug.types", timeout=CALL_TIMEOUT_S)
+    except (BridgeDown, ToolFailure) as exc:  # not connected, or an extension without these handlers
+        log.info("debugging %s headless: VS Code's debug types not known (%s)", kind, exc)
         return None
     types = (found or {}).get("types") if isinstance(found, dict) else None
     return channel if isinstance(types, list) and any(t in types for t in wanted) else None
@@ -92,7 +110,7 @@ class BridgeDap:
             raise gone(s.id, s.lost)
         params = {"id": s.vs_id, "command": command, "arguments": arguments or {}}
         try:
-            found = s.channel.call("debug.request", params, timeout=timeout_s)
+            found = s.channel.call("debug.request", params, timeout=max(timeout_s, CALL_TIMEOUT_S))
         except BridgeDown as exc:
             raise gone(s.id, exc) from None
         return found if isinstance(found, dict) else {}
@@ -152,7 +170,8 @@ class VsSession(Session):
 
     def _poll(self) -> None:
         """Read the session's events from VS Code until it ends (or VS Code is gone)."""
-        channel = Channel(self.channel.address)  # a long poll of its own: the editor's calls stay free
+        # a long poll of its own (the editor's calls stay free), patient with a loaded machine
+        channel = Channel(self.channel.address, timeout=CALL_TIMEOUT_S)
         cursor, down_since = 0, None
         try:
             while self.live:
@@ -260,7 +279,9 @@ def start(ws: Workspace, target: DebugTarget, sid: str, jobs: Jobs, channel: Cha
         "confirm": False,  # start_debug_session asked already; VS Code asks again in its Restricted Mode
         "consentMs": int(CONSENT_S * 1000),
     }
-    call = Channel(channel.address)  # a consent modal or a preLaunchTask may take long
+    call = Channel(
+        channel.address, timeout=CALL_TIMEOUT_S
+    )  # a consent modal or a preLaunchTask may take long
     try:
         found = call.call("debug.start", params, timeout=START_TIMEOUT_S + CONSENT_S)
     except BridgeDown as exc:
@@ -284,7 +305,7 @@ def listed(ws: Workspace) -> list[dict[str, Any]]:
     if channel is None:
         return []
     try:
-        found = channel.call("debug.list")
+        found = channel.call("debug.list", timeout=CALL_TIMEOUT_S)
     except (BridgeDown, ToolFailure):
         return []
     return [f for f in found if isinstance(f, dict) and f.get("id")] if isinstance(found, list) else []
@@ -297,6 +318,8 @@ def sync_options(ws: Workspace, path: str, line: int, options: dict[str, str]) -
     if channel is None:
         return
     try:
-        channel.call("debug.breakpointOptions", {"path": path, "line": line, **options})
+        channel.call(
+            "debug.breakpointOptions", {"path": path, "line": line, **options}, timeout=CALL_TIMEOUT_S
+        )
     except (BridgeDown, ToolFailure) as exc:
         log.info("breakpoint options not given to VS Code: %s", exc)
