@@ -141,20 +141,32 @@ def test_a_session_vscode_runs_answers_as_headless_and_says_so_when_vscode_goes_
     assert ended["state"] == "failed" and "VS Code stopped answering" in ended["output"], ended
 
 
-def test_the_program_ends_with_its_exit_code_and_output_in_the_job(
+def test_run_configuration_debugs_in_vscode_to_the_exit_code_and_python_stays_headless(
     http_server: Any, ws_path: Path, peer: tuple[subprocess.Popen[str], Path]
 ) -> None:
     _, sock = peer
     (ws_path / "app.js").write_text(
         "function total(xs) {\n  let sum = 0;\n  for (const x of xs) sum += x;\n  return sum;\n}\n"
     )
+    (ws_path / "hello.py").write_text("print('hello')\n")
+    py = {"type": "debugpy", "request": "launch", "name": "Py", "program": "${workspaceFolder}/hello.py"}
     (ws_path / ".vscode").mkdir()
     (ws_path / ".vscode" / "launch.json").write_text(
-        json.dumps({"version": "0.2.0", "configurations": [LAUNCH]})
+        json.dumps({"version": "0.2.0", "configurations": [LAUNCH, py]})
     )
     server = http_server(ws_path, env={"MCP_IDE_BRIDGE_SOCKET": str(sock), "MCP_IDE_BRIDGE_TOKEN": TOKEN})
-    out = call(server.url, "start_debug_session", configName="Run app", waitMs=30000)
-    ended = call(server.url, "debug_continue", sessionId=out["sessionId"], waitMs=30000)
-    assert ended["state"] == "ended" and ended["exitCode"] == 3 and ended["jobId"] == out["jobId"], ended
-    job = call(server.url, "get_job_output", jobId=out["jobId"], waitMs=5000)
+    text = call(server.url, "run_configuration", configName="Run app", debug=True)
+    assert text.startswith("Debug session started in VS Code (sessionId: dbg-"), text
+    sid = text.split("sessionId: ")[1].split(";")[0]
+    deadline = time.monotonic() + 30
+    while call(server.url, "list_debug_sessions")[0]["state"] != "stopped":
+        assert time.monotonic() < deadline, "no stop"
+        time.sleep(0.2)
+    assert call(server.url, "get_stack_trace", sessionId=sid)["frames"][0]["at"] == "app.js:4"
+    ended = call(server.url, "debug_continue", sessionId=sid, waitMs=30000)
+    assert ended["state"] == "ended" and ended["exitCode"] == 3, ended
+    job = call(server.url, "get_job_output", jobId=ended["jobId"], waitMs=5000)
     assert job["state"] == "exited" and job["exitCode"] == 3 and "result 6" in job["output"], job
+    # VS Code has no Python debugger here (the stand-in offers node only): debugpy runs it headless
+    out = call(server.url, "start_debug_session", configName="Py", waitMs=60000)
+    assert out["backedBy"] == "headless debugpy" and out["state"] == "ended" and out["exitCode"] == 0, out

@@ -31,11 +31,12 @@ pytestmark = pytest.mark.e2e
 APP = """function total(xs) {
   let sum = 0;
   for (const x of xs) sum += x;
-  return sum;
+  const doubled = sum * 2;
+  return doubled;
 }
 const result = total([1, 2, 3]);
 console.log('result', result);
-process.exitCode = result === 6 ? 3 : 1;
+process.exitCode = result === 12 ? 3 : 1;
 """
 WAIT = "setInterval(() => {}, 1000);\n"
 
@@ -145,7 +146,7 @@ def test_a_node_session_runs_in_vscodes_debugger_stops_at_the_breakpoint_and_end
     assert [(Path(b["path"]).name, b["line"], b.get("verified")) for b in bps] == [("app.js", 4, True)], bps
 
     stack_out = rest(port, "get_stack_trace", sessionId=sid)
-    assert [f["at"] for f in stack_out["frames"][:2]] == ["app.js:4", "app.js:6"], stack_out
+    assert [f["at"] for f in stack_out["frames"][:2]] == ["app.js:4", "app.js:7"], stack_out
     variables = rest(port, "get_variables", sessionId=sid)
     local = {v["name"]: v for v in variables["scopes"][0]["variables"]}
     assert local["sum"]["value"] == "6" and local["xs"].get("ref"), variables
@@ -154,16 +155,19 @@ def test_a_node_session_runs_in_vscodes_debugger_stops_at_the_breakpoint_and_end
     assert rest(port, "evaluate_expression", sessionId=sid, expression="sum * 7")["result"] == "42"
 
     stepped = rest(port, "debug_step", sessionId=sid, kind="over", waitMs=30000)
-    # past the return: the closing brace or the caller's next line, as js-debug steps
     assert stepped["state"] == "stopped" and stepped["reason"] == "step", stepped
-    assert stepped["at"] in ("app.js:5", "app.js:6", "app.js:7"), stepped
+    assert stepped["at"] == "app.js:5" and stepped["locals"]["doubled"] == "12", stepped
 
     ended = rest(port, "debug_continue", sessionId=sid, waitMs=60000)
     assert ended["state"] == "ended" and ended["exitCode"] == 3, ended
     job = rest(port, "get_job_output", jobId=ended["jobId"], waitMs=5000)
-    assert job["state"] == "exited" and job["exitCode"] == 3 and "result 6" in json.dumps(job), job
+    assert job["state"] == "exited" and job["exitCode"] == 3 and "result 12" in json.dumps(job), job
     until(lambda: not programs(ws), "no program left", 30)
     until(lambda: not page.locator(".debug-toolbar:visible").count(), "VS Code's debug toolbar gone", 30)
+
+    # a condition given by the tool is the condition of VS Code's breakpoint (its glyph says so)
+    assert rest(port, "toggle_debugger_breakpoint", pathInProject="app.js", line=3, condition="x === 2")
+    page.locator(".codicon-debug-breakpoint-conditional").first.wait_for()
 
 
 def test_a_session_the_person_starts_in_vscode_is_listed_paused_and_stopped_by_the_tools(
