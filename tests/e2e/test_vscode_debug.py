@@ -102,14 +102,16 @@ def until(check: Callable[[], Any], what: str, seconds: float = 60) -> Any:
 
 
 def programs(ws: Path) -> list[int]:
-    """Processes running a program of this test's workspace (its path is unique to the test)."""
+    """Node processes running a program of this test's workspace (js-debug starts ``node ./app.js`` in
+    the workspace folder, whose path is unique to the test)."""
     out = []
-    for pid in os.listdir("/proc"):
+    for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            cmd = (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cmd = (Path("/proc") / pid / "cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        if pid.isdigit() and (f"{ws}/app.js" in cmd or f"{ws}/wait.js" in cmd):
+        if cwd == str(ws) and any(a.endswith((b"app.js", b"wait.js")) for a in cmd[1:]):
             out.append(int(pid))
     return out
 

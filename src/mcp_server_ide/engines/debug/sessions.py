@@ -4,7 +4,9 @@
 running :class:`~.session.Session` (``preLaunchTask`` first, as a job), feeds it the editor model's
 breakpoints with their options, and sends a file's breakpoints again to every live session when
 they change (:meth:`Debugging.breakpoints_changed`). It registers with the process engine's shutdown,
-so a server exit (SIGTERM, client gone on stdio) stops every session and kills its trees.
+so a server exit (SIGTERM, client gone on stdio) stops every session and kills its trees. With VS Code
+connected and debugging the configuration's type, the session runs in VS Code instead (:mod:`.vscode`),
+and the sessions the person starts there are taken in (:meth:`Debugging.adopt`).
 """
 
 from __future__ import annotations
