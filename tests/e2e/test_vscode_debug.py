@@ -142,6 +142,7 @@ def test_a_node_session_runs_in_vscodes_debugger_stops_at_the_breakpoint_and_end
     until(lambda: "total" in page.locator(".debug-call-stack").first.inner_text(), "total in the call stack")
     page.screenshot(path=str(artifact("vscode-debug-paused.png")))
 
+    assert programs(ws), "the stopped program is a process here"
     listed = rest(port, "list_debug_sessions")
     assert any(s["sessionId"] == sid and s["backedBy"] == "VS Code" for s in listed), listed
     bps = mcp_call(f"http://127.0.0.1:{port}/mcp", "get_debugger_breakpoints")

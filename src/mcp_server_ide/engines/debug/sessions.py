@@ -39,6 +39,7 @@ class Debugging:
         self.lock = threading.Lock()
         self.options = BreakpointOptions(ws.state_dir / "debug")
         self.closed = False
+        self._vs_starting = 0
         self.filters: list[str] | None = None
         """Exception filters set by ``set_exception_breakpoints`` (None: each adapter's default)."""
         register_service(self)
@@ -138,19 +139,27 @@ class Debugging:
         channel = vscode.backing(self.ws, target.kind)
         if channel is None:
             return None
+        with self.lock:
+            self._vs_starting += 1  # not taken in as the person's meanwhile (adopt)
         try:
             session = vscode.start(self.ws, target, f"dbg-{next(_ids)}", jobs, channel)
         except BridgeDown:  # never reached VS Code: the headless adapter runs it
             return None
-        with self.lock:
-            self.sessions[session.id] = session
-            self._forget_old()
-        return session
+        else:
+            with self.lock:
+                self.sessions[session.id] = session
+                self._forget_old()
+            return session
+        finally:
+            with self.lock:
+                self._vs_starting -= 1
 
     def adopt(self) -> None:
         """Take in the debug sessions VS Code runs that this service does not know (the person's own)."""
         from . import vscode
 
+        if self._vs_starting:
+            return
         found = vscode.listed(self.ws)
         if not found:
             return

@@ -43,6 +43,7 @@ POLL_MS = 2000
 GIVE_UP_S = 10.0
 """How long VS Code may not answer before its sessions count as lost."""
 START_TIMEOUT_S = 60.0
+THREADS_WAIT_S = 20.0
 CALL_TIMEOUT_S = 10.0
 """Connecting to the extension and its short answers: more than the editor's 1 s, since falling back
 to the headless adapter would run the session where the person does not see it."""
@@ -160,6 +161,19 @@ class VsSession(Session):
 
     def set_breakpoints(self, path: str, bps: list[dict[str, Any]]) -> None:
         """Nothing to send: VS Code sends its breakpoints (the ones the tools set there) itself."""
+
+    def first_thread(self) -> int:
+        """As headless; a program just started may have no thread yet (js-debug in VS Code attaches its
+        child session to the node process a moment later): asked again until it has one."""
+        deadline = time.monotonic() + THREADS_WAIT_S
+        while True:
+            threads = self.dap.request("threads").get("threads", [])
+            if threads or not self.live or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        if not threads:
+            raise ToolFailure("conflict: the program has no threads (it is ending)", kind="conflict")
+        return int(threads[0]["id"])
 
     def _need_stopped(self, what: str) -> dict[str, Any]:
         if self.lost:
