@@ -136,6 +136,8 @@ class Debugging:
         from ..editor.channel import BridgeDown
         from . import vscode
 
+        if target.request != "launch":  # attach stays here: only to the workspace's own processes (.attach)
+            return None
         channel = vscode.backing(self.ws, target.kind)
         if channel is None:
             return None
