@@ -137,6 +137,8 @@ def test_a_session_vscode_runs_answers_as_headless_and_says_so_when_vscode_goes_
         lost["state"] == "ended" and "VS Code stopped answering" in lost["note"] and "exitCode" not in lost
     ), lost
     assert "runs in VS Code" in failure(url, "get_stack_trace", sessionId=sid)
+    stopped = call(url, "stop_debug_session", sessionId=sid)
+    assert stopped["state"] == "ended" and "VS Code stopped answering" in stopped["note"], stopped
     ended = call(url, "get_job_output", jobId=job)
     assert ended["state"] == "failed" and "VS Code stopped answering" in ended["output"], ended
 

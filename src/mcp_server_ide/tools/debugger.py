@@ -131,7 +131,7 @@ async def start_debug_session(configName: str, waitMs: Wait = 10000) -> dict[str
 async def stop_debug_session(sessionId: SessionId = None) -> dict[str, Any]:
     """End a debug session: the program, the adapter and everything they started are killed."""
     session = _session(sessionId)
-    await _run(session.stop)
+    await _run(getattr(session, "stop_or_fail", session.stop))  # VS Code's session: a VS Code gone says so
     return status(session)
 
 

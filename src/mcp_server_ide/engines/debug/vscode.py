@@ -16,6 +16,7 @@ after :data:`GIVE_UP_S` the session counts as lost (the program is VS Code's to 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import threading
@@ -271,7 +272,12 @@ class VsSession(Session):
         return self.exit_code
 
     def stop(self) -> None:
-        """Stop the session in VS Code (``debug.stopDebugging``) and wait for its end."""
+        """Stop the session in VS Code (``debug.stopDebugging``) and wait for its end; quiet when VS Code
+        is gone (the server's exit stops its sessions this way): :meth:`stop_or_fail` says so."""
+        with contextlib.suppress(ToolFailure):
+            self.stop_or_fail()
+
+    def stop_or_fail(self) -> None:
         if not self.live or self.lost:
             return
         try:
