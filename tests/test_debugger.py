@@ -174,7 +174,14 @@ async def test_a_failing_test_debugged_end_to_end(mcp: Any, ws_path: Path) -> No
         )
         sessions = await _call(client, "list_debug_sessions")
         assert sessions == [
-            {"sessionId": sid, "name": "Test calc", "state": "ended", "jobId": job, "exitCode": 1}
+            {
+                "sessionId": sid,
+                "name": "Test calc",
+                "state": "ended",
+                "backedBy": "headless debugpy",
+                "jobId": job,
+                "exitCode": 1,
+            }
         ]
     assert not _gone(root)
 

@@ -91,7 +91,7 @@ function str(value: unknown, name: string): string {
   return value;
 }
 
-async function consent(params: Record<string, unknown>, what: string): Promise<void> {
+export async function consent(params: Record<string, unknown>, what: string): Promise<void> {
   if (vscode.workspace.isTrusted && params.confirm !== true) return;
   const ms = Math.min(Math.max(Number(params.consentMs) || 60000, 1000), 600000);
   const answer = await askConsent(

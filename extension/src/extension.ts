@@ -7,6 +7,7 @@ import * as child_process from 'node:child_process';
 import * as net from 'node:net';
 import * as vscode from 'vscode';
 import { actionHandlers, afterRunsStart } from './actions';
+import { debugHandlers } from './debug';
 import { fileHandlers } from './files';
 import { ServerFinder } from './finder';
 import { editorHandlers } from './handlers';
@@ -183,7 +184,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     token = newToken();
   }
   const windowKey = vscode.workspace.workspaceFile?.toString() ?? (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()).join('\n');
-  bridge = new BridgeServer(token, { ...editorHandlers(), ...actionHandlers(context.subscriptions), ...fileHandlers((line) => log.info(line)) }, { extension: VERSION(), vscode: vscode.version }, (line) => log.info(line));
+  bridge = new BridgeServer(token, { ...editorHandlers(), ...actionHandlers(context.subscriptions), ...fileHandlers((line) => log.info(line)), ...debugHandlers(context.subscriptions) }, { extension: VERSION(), vscode: vscode.version }, (line) => log.info(line));
   try {
     await bridge.listen(stableSocketPath(`${context.globalStorageUri.toString()}\n${windowKey}`));
     log.info(`bridge listening (a private socket; ${SOCKET_VAR}/${TOKEN_VAR} go to the servers it starts)`);

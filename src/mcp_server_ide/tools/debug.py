@@ -23,6 +23,7 @@ from ..registry import tool
 runconfigs = LazyModule("mcp_server_ide.engines.runconfigs")
 vscode = LazyModule("mcp_server_ide.engines.actions.vscode")
 debug = LazyModule("mcp_server_ide.engines.debug")
+debug_vscode = LazyModule("mcp_server_ide.engines.debug.vscode")
 if TYPE_CHECKING:
     from ..engines.actions.vscode import Listed
     from ..engines.debug import Debugging
@@ -86,6 +87,8 @@ def toggle_debugger_breakpoint(
     if dbg is not None:
         dbg.options.set(key, line0, options if text != "Breakpoint removed" else None)
         dbg.breakpoints_changed(key)
+        if options and text != "Breakpoint removed":
+            debug_vscode.sync_options(ws, key, line0, options)  # VS Code's own breakpoint, when connected
     return text
 
 
@@ -161,8 +164,9 @@ async def run_configuration(
         )
         if not target.item.get("noDebug"):
             out = await start_debug_session(configName, 0)
+            where = " in VS Code" if out.get("backedBy") == "VS Code" else ""
             return (
-                f"Debug session started (sessionId: {out['sessionId']}; jobId: {out.get('jobId')}; "
+                f"Debug session started{where} (sessionId: {out['sessionId']}; jobId: {out.get('jobId')}; "
                 "wait for a stop with debug_continue)"
             )
     live = await anyio.to_thread.run_sync(vscode.find_run, ws, configName)

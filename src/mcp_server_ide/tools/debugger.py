@@ -60,6 +60,8 @@ def status(session: debug.Session) -> dict[str, Any]:
             out["exitCode"] = code
         if session.job_id:
             out["jobId"] = session.job_id
+        if session.ended_note:
+            out["note"] = session.ended_note
     return out
 
 
@@ -88,8 +90,9 @@ async def wait_status(session: debug.Session, wait_ms: float, since: int) -> dic
     errors=("no such configuration", "a type no adapter here debugs", "declined in an untrusted workspace"),
 )
 async def start_debug_session(configName: str, waitMs: Wait = 10000) -> dict[str, Any]:
-    """Start a launch configuration under a real debugger (debugpy; js-debug for node, installed on first
-    use) with the workspace's breakpoints; waits for the first stop or the end. Output: the job `jobId`."""
+    """Start a launch configuration under a real debugger with the workspace's breakpoints; waits for the
+    first stop or the end. With VS Code connected and debugging its type (node) it runs in VS Code's debug
+    views (`backedBy`), else headless (debugpy; js-debug, installed on first use). Output: job `jobId`."""
     ws = current().workspace
     target = await _run(lambda: runconfigs.Planner(ws, runconfigs.load(ws)).debug_target(configName))
     if not ws.policy.trusted:
@@ -109,6 +112,7 @@ async def start_debug_session(configName: str, waitMs: Wait = 10000) -> dict[str
     dbg = _debugging()
     session = await _run(dbg.start, target)
     out = await wait_status(session, waitMs, 0)
+    out["backedBy"] = session.backed_by
     if session.install_note:
         out["note"] = session.install_note
     if session.job_id:
@@ -127,16 +131,21 @@ async def start_debug_session(configName: str, waitMs: Wait = 10000) -> dict[str
 async def stop_debug_session(sessionId: SessionId = None) -> dict[str, Any]:
     """End a debug session: the program, the adapter and everything they started are killed."""
     session = _session(sessionId)
-    await _run(session.stop)
+    await _run(getattr(session, "stop_or_fail", session.stop))  # VS Code's session: a VS Code gone says so
     return status(session)
 
 
 @tool("debug", title="List debug sessions", read_only=True, idempotent=True, example={})
 def list_debug_sessions() -> list[dict[str, Any]]:
-    """The workspace's debug sessions with their state, program job and exit code."""
+    """The workspace's debug sessions (VS Code's too, the person's own included) with their state, who runs
+    them (`backedBy`), program job and exit code."""
+    dbg = _debugging()
+    dbg.adopt()
     out = []
-    for s in _debugging().list():
-        item: dict[str, Any] = {"sessionId": s.id, "name": s.name, "state": s.state}
+    for s in dbg.list():
+        item: dict[str, Any] = {"sessionId": s.id, "name": s.name, "state": s.state, "backedBy": s.backed_by}
+        if not getattr(s, "ours", True):
+            item["startedIn"] = "VS Code"
         if s.job_id:
             item["jobId"] = s.job_id
         if s.exit_code is not None:

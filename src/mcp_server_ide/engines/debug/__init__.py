@@ -8,7 +8,8 @@ adapter process: requests, events, reverse requests, spawned through the process
 DAP server, installed from npm on first use), ``attach`` (attach
 only to the workspace's own processes), ``breakpoints`` (the editor model's breakpoints as DAP
 source breakpoints, their options, the adapter's verdicts), ``render`` (variables bounded for a
-model), ``session`` (one session's state machine), ``sessions`` (a workspace's sessions).
+model), ``session`` (one session's state machine), ``sessions`` (a workspace's sessions), ``vscode``
+(sessions VS Code's own debugger runs, through the companion extension, when it is connected).
 """
 
 from .render import Renderer, cut

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..failures import ToolFailure
 from ..processes.command import prepare
@@ -33,6 +33,16 @@ if TYPE_CHECKING:
     from ..processes import Jobs
 
 State = Literal["starting", "running", "stopped", "ended"]
+
+
+class Requester(Protocol):
+    """What sends a session's DAP requests: a :class:`.client.DapClient`, or VS Code (:mod:`.vscode`)."""
+
+    def request(
+        self, command: str, arguments: dict[str, Any] | None = None, timeout_s: float = ...
+    ) -> dict[str, Any]: ...
+
+
 START_TIMEOUT_S = 20.0
 MAX_NOTES = 200
 PAGED_OVER = 100
@@ -54,12 +64,39 @@ class Session:
         request: str,
         connect: tuple[str, int] | None = None,
     ) -> None:
+        self._init_state(ws, sid, name, adapter, jobs, request)
+        argv, listen = adapter.argv, None
+        if adapter.server and not connect:
+            from . import jsdebug
+
+            argv, self.install_note = jsdebug.ensure()
+            self._socket_dir = tempfile.mkdtemp(prefix="mcp-ide-dap-")  # 0700: only this user connects
+            listen = f"{self._socket_dir}/dap.sock"
+            argv = [*argv, listen]
+        self.listen = listen
+        self.client = DapClient(
+            None if connect else prepare(argv, ws=ws, cwd=str(ws.root)),
+            self._on_event,
+            self._on_reverse,
+            connect,
+            listen,
+        )
+
+    def _init_state(
+        self, ws: Workspace, sid: str, name: str, adapter: Adapter, jobs: Jobs, request: str
+    ) -> None:
+        """The state every session has, whoever runs its adapter (this server, or VS Code: :mod:`.vscode`)."""
         self.ws = ws
         self.id = sid
         self.name = name
         self.adapter = adapter
         self.jobs = jobs
         self.request = request
+        self.backed_by = f"headless {adapter.name}"
+        """Who runs the adapter: ``headless debugpy``/``headless js-debug`` (this server), or ``VS Code``."""
+        self.listen: str | None = None
+        self.ended_note: str | None = None
+        """Why the session ended when it was not the program's end (VS Code stopped answering)."""
         self.state: State = "starting"
         self.cond = threading.Condition()
         self.stop_info: dict[str, Any] | None = None
@@ -82,25 +119,9 @@ class Session:
         self._socket_dir: str | None = None
         self._indexed: dict[int, int] = {}
         """``variablesReference -> indexedVariables`` of the values seen (which to ask for by pages)."""
-        argv, listen = adapter.argv, None
-        if adapter.server and not connect:
-            from . import jsdebug
-
-            argv, self.install_note = jsdebug.ensure()
-            self._socket_dir = tempfile.mkdtemp(prefix="mcp-ide-dap-")  # 0700: only this user connects
-            listen = f"{self._socket_dir}/dap.sock"
-            argv = [*argv, listen]
-        self.listen = listen
-        self.client = DapClient(
-            None if connect else prepare(argv, ws=ws, cwd=str(ws.root)),
-            self._on_event,
-            self._on_reverse,
-            connect,
-            listen,
-        )
 
     @property
-    def dap(self) -> DapClient:
+    def dap(self) -> Requester:
         """The connection that drives the program: the child session's once there is one."""
         return self.child or self.client
 

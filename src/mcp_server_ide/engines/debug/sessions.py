@@ -4,7 +4,9 @@
 running :class:`~.session.Session` (``preLaunchTask`` first, as a job), feeds it the editor model's
 breakpoints with their options, and sends a file's breakpoints again to every live session when
 they change (:meth:`Debugging.breakpoints_changed`). It registers with the process engine's shutdown,
-so a server exit (SIGTERM, client gone on stdio) stops every session and kills its trees.
+so a server exit (SIGTERM, client gone on stdio) stops every session and kills its trees. With VS Code
+connected and debugging the configuration's type, the session runs in VS Code instead (:mod:`.vscode`),
+and the sessions the person starts there are taken in (:meth:`Debugging.adopt`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Debugging:
         self.lock = threading.Lock()
         self.options = BreakpointOptions(ws.state_dir / "debug")
         self.closed = False
+        self._vs_starting = 0
         self.filters: list[str] | None = None
         """Exception filters set by ``set_exception_breakpoints`` (None: each adapter's default)."""
         register_service(self)
@@ -98,8 +101,11 @@ class Debugging:
                 "many; end one with stop_debug_session)",
                 kind="refused",
             )
-        adapter = adapter_for(target.kind, target.name)
         jobs = self._jobs()
+        live = self._start_in_vscode(target, jobs)
+        if live is not None:
+            return live
+        adapter = adapter_for(target.kind, target.name)
         if target.request == "attach":
             arguments = attach_arguments(target.item, jobs)
             if adapter.server and "connect" in arguments:  # js-debug attaches to node's inspector port
@@ -124,6 +130,52 @@ class Debugging:
         filters = self.filters if self.filters is not None else list(adapter.default_filters)
         session.start(arguments, self.breakpoints(), filters)
         return session
+
+    def _start_in_vscode(self, target: DebugTarget, jobs: Any) -> Session | None:
+        """With VS Code connected and debugging ``target``'s type, the session VS Code runs (None: run it here)."""
+        from ..editor.channel import BridgeDown
+        from . import vscode
+
+        if target.request != "launch":  # attach stays here: only to the workspace's own processes (.attach)
+            return None
+        channel = vscode.backing(self.ws, target.kind)
+        if channel is None:
+            return None
+        with self.lock:
+            self._vs_starting += 1  # not taken in as the person's meanwhile (adopt)
+        try:
+            session = vscode.start(self.ws, target, f"dbg-{next(_ids)}", jobs, channel)
+        except BridgeDown:  # never reached VS Code: the headless adapter runs it
+            return None
+        else:
+            with self.lock:
+                self.sessions[session.id] = session
+                self._forget_old()
+            return session
+        finally:
+            with self.lock:
+                self._vs_starting -= 1
+
+    def adopt(self) -> None:
+        """Take in the debug sessions VS Code runs that this service does not know (the person's own)."""
+        from . import vscode
+
+        if self._vs_starting:
+            return
+        found = vscode.listed(self.ws)
+        if not found:
+            return
+        channel = vscode.channel_of(self.ws)
+        assert channel is not None
+        with self.lock:
+            known = {getattr(s, "vs_id", None) for s in self.sessions.values()}
+        for item in found:
+            if item["id"] in known or item.get("state") == "ended":
+                continue
+            session = vscode.VsSession(self.ws, f"dbg-{next(_ids)}", item, self._jobs(), channel, ours=False)
+            with self.lock:
+                self.sessions[session.id] = session
+                self._forget_old()
 
     def _pre_launch(self, target: DebugTarget) -> None:
         from ..runconfigs import Runs
@@ -153,6 +205,7 @@ class Debugging:
 
     def get(self, session_id: str | None) -> Session:
         """The session ``session_id``; without one, the newest live session (else the newest)."""
+        self.adopt()
         sessions = self.list()
         if session_id:
             found = next((s for s in sessions if s.id == session_id), None)
