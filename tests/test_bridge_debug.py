@@ -158,12 +158,10 @@ def test_run_configuration_debugs_in_vscode_to_the_exit_code_and_python_stays_he
     )
     server = http_server(ws_path, env={"MCP_IDE_BRIDGE_SOCKET": str(sock), "MCP_IDE_BRIDGE_TOKEN": TOKEN})
     text = call(server.url, "run_configuration", configName="Run app", debug=True)
-    assert text.startswith("Debug session started in VS Code (sessionId: dbg-"), text
-    sid = text.split("sessionId: ")[1].split(";")[0]
-    deadline = time.monotonic() + 30
-    while call(server.url, "list_debug_sessions")[0]["state"] != "stopped":
-        assert time.monotonic() < deadline, "no stop"
-        time.sleep(0.2)
+    assert text.startswith("Debug session started in VS Code: {"), text
+    started = json.loads(text.split(": ", 1)[1])  # answered at the first stop, as start_debug_session
+    assert started["state"] == "stopped" and started["backedBy"] == "VS Code", started
+    sid = started["sessionId"]
     assert call(server.url, "get_stack_trace", sessionId=sid)["frames"][0]["at"] == "app.js:4"
     ended = call(server.url, "debug_continue", sessionId=sid, waitMs=30000)
     assert ended["state"] == "ended" and ended["exitCode"] == 3, ended

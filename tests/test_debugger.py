@@ -297,9 +297,10 @@ async def test_run_configuration_debug_and_no_debug(mcp: Any, ws_path: Path) -> 
     async with mcp(root) as client:
         await _call(client, "toggle_debugger_breakpoint", {"pathInProject": "calc.py", "line": 6})
         text = await _call(client, "run_configuration", {"configName": "Test calc", "debug": True})
-        assert text.startswith("Debug session started (sessionId: dbg-"), text
-        stop = await _call(client, "debug_continue", {"waitMs": 60000})  # a running session: only waits
-        assert stop["state"] == "stopped" and stop["at"] == "calc.py:6"
+        assert text.startswith("Debug session started: {"), text
+        stop = json.loads(text.split(": ", 1)[1])  # answered at the first stop, as start_debug_session
+        assert stop["state"] == "stopped" and stop["at"] == "calc.py:6", stop
+        assert stop["sessionId"].startswith("dbg-") and stop["jobId"], stop
         await _call(client, "stop_debug_session")
         plain = await _call(client, "run_configuration", {"configName": "No debug", "debug": True})
         assert "jobId" in plain and "Debug session" not in plain

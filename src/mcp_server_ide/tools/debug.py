@@ -19,6 +19,7 @@ from ..engines import editor, sandbox
 from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import tool
+from ..resultform import compact_json
 
 runconfigs = LazyModule("mcp_server_ide.engines.runconfigs")
 vscode = LazyModule("mcp_server_ide.engines.actions.vscode")
@@ -153,7 +154,8 @@ async def run_configuration(
     debug: Annotated[bool, Field(description="Under the debugger (start_debug_session).")] = False,
 ) -> str:
     """Start a launch configuration or task (from `get_run_configurations`) as a background job; read it
-    with `get_job_output` (in VS Code: its terminal). An untrusted workspace asks first."""
+    with `get_job_output` (in VS Code: its terminal). An untrusted workspace asks first. `debug`: answers
+    as `start_debug_session` (at the first stop, the end, or after 10 s)."""
     call = current()
     ws = call.workspace
     if debug:
@@ -163,12 +165,10 @@ async def run_configuration(
             lambda: runconfigs.Planner(ws, runconfigs.load(ws)).debug_target(configName)
         )
         if not target.item.get("noDebug"):
-            out = await start_debug_session(configName, 0)
+            out = await start_debug_session(configName)  # waits for the first stop (as debug_continue would
+            # not: called on a session already stopped, it resumes past that stop)
             where = " in VS Code" if out.get("backedBy") == "VS Code" else ""
-            return (
-                f"Debug session started{where} (sessionId: {out['sessionId']}; jobId: {out.get('jobId')}; "
-                "wait for a stop with debug_continue)"
-            )
+            return f"Debug session started{where}: {compact_json(out)}"
     live = await anyio.to_thread.run_sync(vscode.find_run, ws, configName)
     if live is not None:
         try:
