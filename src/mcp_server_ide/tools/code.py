@@ -12,11 +12,8 @@ from typing_extensions import TypedDict
 from ..call import current, seed_shapes, shaped
 from ..engines import sandbox
 from ..registry import tool
+from .params import PathInProject
 
-PathInProject = Annotated[
-    str,
-    Field(description="Relative to the workspace root."),
-]
 Line = Annotated[int, Field(description="0-based.", ge=0)]
 Character = Annotated[
     int,
@@ -169,9 +166,9 @@ def get_symbols_in_file(
         bool, Field(description="Give each symbol's full LSP `range`, `selectionRange` and `text`.")
     ] = False,
 ) -> SymbolsResult:
-    """Outline of a file: its classes, functions, methods, fields... nested, with kinds and signatures.
-    tree-sitter (most languages), refined by a running language server. Each symbol is `{name, kind, line,
-    character, endLine?, startLine?, detail?, children?}`, 0-based at its name (as find_references takes it)."""
+    """Outline of a file: classes, functions, methods, fields, nested, with kinds and signatures (tree-sitter,
+    refined by a running language server). Each symbol: `{name, kind, line, character, endLine?, startLine?,
+    detail?, children?}`, 0-based at its name (as find_references takes it)."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -187,9 +184,8 @@ def get_symbols_in_file(
     errors=("not found", "no identifier on the line", "language server unavailable"),
 )
 def find_references(pathInProject: PathInProject, line: Line, character: Character) -> ReferencesResult:
-    """Every reference to the symbol at a 0-based position, workspace-wide, from the language server
-    (basedpyright, tsserver...), grouped by file: `{path, locations: [{line, character, isDeclaration?}]}`;
-    `partial` with a `reason` when it may miss some (e.g. over 5,000 JS/TS files without a tsconfig)."""
+    """Every reference to the symbol at a 0-based position, workspace-wide (language server), by file:
+    `{path, locations: [{line, character, isDeclaration?}]}`; `partial` + `reason` when some may be missed."""
     ws = current().workspace
     from ..engines import code  # lazy: language tooling loads on first use
 
@@ -298,10 +294,9 @@ async def get_project_problems(
     maxResults: Annotated[int, Field(ge=1, le=1000, description="Files per page (1-1000).")] = 100,
     offset: Annotated[int, Field(ge=0, description="Skip this many files: the previous nextOffset.")] = 0,
 ) -> ProjectProblemsResult:
-    """Every problem of the project: basedpyright and ruff (Python), tsc on the root's tsconfig (TS/JS), the
-    project's eslint when trusted. `{files: [{path, problems}], counts, bySource, ran, skipped, total}`, paged
-    by file; unchanged files from the last run (`cached`); a run over ~50 s goes on as a job (`jobId`,
-    `partial`): call again."""
+    """Every problem of the project: basedpyright and ruff (Python), tsc (TS/JS), eslint when trusted.
+    `{files: [{path, problems}], counts, bySource, ran, skipped, total}`, paged by file; unchanged files
+    `cached`; a run over ~50 s goes on as a job (`jobId`, `partial`): call again."""
     import anyio
 
     from ..engines import problems  # lazy: the checkers load on first use

@@ -20,6 +20,7 @@ from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import tool
 from ..resultform import compact_json
+from .params import PathInProject
 
 runconfigs = LazyModule("mcp_server_ide.engines.runconfigs")
 vscode = LazyModule("mcp_server_ide.engines.actions.vscode")
@@ -62,7 +63,7 @@ def _live_debugging(ws: Workspace) -> Debugging | None:
     errors=("not found", "line past the end of the file", "outside the workspace"),
 )
 def toggle_debugger_breakpoint(
-    pathInProject: Annotated[str, Field(description="Relative to the workspace root.")],
+    pathInProject: PathInProject,
     line: Annotated[int, Field(description="1-based.")],
     condition: str | None = None,
     hitCondition: str | None = None,

@@ -22,11 +22,8 @@ from ..engines import editor, sandbox
 from ..engines.editor import END_OF_LINE, Position, Selection
 from ..registry import ToolFailure, tool
 from ..workspace import Workspace
+from .params import PathInProject
 
-PathInProject = Annotated[
-    str,
-    Field(description="Relative to the workspace root."),
-]
 ExpectedHash = Annotated[
     str | None,
     Field(description="The `hash` a read returned: refused if the file changed since."),

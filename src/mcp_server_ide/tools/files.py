@@ -15,11 +15,8 @@ from ..call import current, shaped
 from ..engines import edits, reads, sandbox, textio
 from ..registry import PagedList, ToolFailure, tool
 from .lean import short_hash, without
+from .params import PathInProject
 
-PathInProject = Annotated[
-    str,
-    Field(description="Relative to the workspace root."),
-]
 EntryKind = Literal["file", "directory", "symlink", "other"]
 FOLDER_PAGE = 1000
 """Entries a folder listing answers at most by default (a 200,000-file folder was one 15 MB reply)."""

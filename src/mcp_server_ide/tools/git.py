@@ -18,6 +18,7 @@ from ..engines.confirm import confirm
 from ..lazy import LazyModule
 from ..registry import ToolFailure, tool
 from .lean import without
+from .params import PathInProject
 
 if TYPE_CHECKING:
     from ..engines import git as engine
@@ -25,11 +26,6 @@ else:
     engine = LazyModule("mcp_server_ide.engines.git")
 
 ChangeType = Literal["MODIFICATION", "ADDITION", "DELETION", "MOVED", "UNTRACKED", "CONFLICT"]
-
-PathInProject = Annotated[
-    str,
-    Field(description="Relative to the workspace root."),
-]
 
 
 class VcsChange(TypedDict):
@@ -308,8 +304,8 @@ def get_file_diff(
     staged: Annotated[bool, Field(description="The index, not the working tree.")] = False,
 ) -> str:
     """Unified diff of a file or folder: `commit1` to `commit2`; `commit1` alone to the working tree;
-    `commit2` alone: its own change; neither: unstaged (or `staged`) changes. "" when none. Each file's header
-    is its `diff --git a/X b/Y` line and git's mode/rename lines (no `index`, `---`, `+++`)."""
+    `commit2` alone: its own change; neither: unstaged (or `staged`) changes. "" when none. Headers: `diff
+    --git` and mode/rename lines only."""
     repo = _repo()
     path = repo.path(pathInProject)
     return shaped(repo.diff(path, commit1 or None, commit2 or None, staged).text, lean_diff)

@@ -6,10 +6,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-SandboxPath = Annotated[
-    str,
-    Field(description="Relative to the workspace root."),
-]
+from ..params import PathInProject
+
+SandboxPath = PathInProject
 ExpectedHash = Annotated[
     str | None,
     Field(description="The `hash` a read returned: refused if the file changed since."),

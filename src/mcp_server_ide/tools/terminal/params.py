@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ...lazy import LazyModule
 from ...registry import ToolFailure
+from ..params import RELATIVE
 
 if TYPE_CHECKING:
     from ...engines import processes
@@ -22,10 +23,7 @@ DEFAULT_MAX_OUTPUT = 200_000
 MAX_READ_BYTES = 1_000_000
 
 Command = Annotated[str, Field(description="bash syntax.")]
-Cwd = Annotated[
-    str | None,
-    Field(description="Relative to the workspace root."),
-]
+Cwd = Annotated[str | None, Field(description=RELATIVE)]
 Env = Annotated[
     dict[str, str] | None,
     Field(description="Extra environment variables."),
