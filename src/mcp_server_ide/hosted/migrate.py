@@ -11,7 +11,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
-HEAD = "0002_project_number"
+HEAD = "0003_oauth"
 """The newest revision (what :func:`upgrade` leaves a database at)."""
 
 
