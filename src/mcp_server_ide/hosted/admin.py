@@ -13,6 +13,7 @@ from . import passwords
 from .oauth.store import OAuthStore
 from .projects import HostedProjects
 from .serve import open_store
+from .sqlstore import SqlStore
 from .store import Store, StoreError, User
 from .tokens import create, parse_scopes
 
@@ -45,7 +46,7 @@ def _user(store: Store, name: str) -> User:
     return user
 
 
-def _run(store: Store, data: Path, args: argparse.Namespace) -> int:
+def _run(store: SqlStore, data: Path, args: argparse.Namespace) -> int:
     what = (args.group, args.action)
     projects = HostedProjects(store, data, Policy(hosted=True, trusted=False))
     if what == ("user", "add"):

@@ -27,8 +27,6 @@ def open_store(data: Path, database: str | None):  # -> SqlStore
 def oauth_setup(args: argparse.Namespace, store, base: str):  # -> (verifier, Resources, ASGI app)
     """The bearer verifier and the OAuth endpoints: the embedded authorization server (the default),
     or, with ``--issuer``, the external identity provider's JWTs checked against its JWKS."""
-    from mcp.server.auth.provider import ProviderTokenVerifier
-
     from .oauth import routes
     from .oauth.external import JwtVerifier, discover_jwks_uri
     from .oauth.provider import HostedProvider
@@ -46,7 +44,7 @@ def oauth_setup(args: argparse.Namespace, store, base: str):  # -> (verifier, Re
         return verifier, resources, routes.build(resources, None, store)
     resources = Resources(base, base)
     provider = HostedProvider(OAuthStore(store.engine, access_ttl=args.token_ttl), resources)
-    verifier = HostedVerifier(api, embedded=ProviderTokenVerifier(provider))
+    verifier = HostedVerifier(api, embedded=provider)
     return verifier, resources, routes.build(resources, provider, store)
 
 

@@ -211,6 +211,10 @@ class HostedProvider:
             return None
         return access_token_of(row)
 
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The SDK's ``TokenVerifier`` for this server's own access tokens."""
+        return await self.load_access_token(token)
+
     async def revoke_token(self, token: Any) -> None:
         grant = getattr(token, "grant_id", "")
         if grant:
