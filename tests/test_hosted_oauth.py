@@ -340,6 +340,18 @@ def test_a_token_for_one_project_is_refused_at_another_and_b_cannot_use_as(servi
         assert r.status_code == 404 and r.json()["error"].startswith("no such project")
 
 
+def test_a_sign_in_that_names_no_resource_is_for_all_of_the_users_projects(service):
+    client = register(service.url, ["http://127.0.0.1:33418"])
+    token = sign_in(
+        service.url, client["client_id"], "http://127.0.0.1:33418/", "alice", PASSWORD, resource=None
+    )
+    with httpx.Client(headers={"Authorization": f"Bearer {token['access_token']}"}, timeout=60) as http:
+        for project in ("A1", "A2"):
+            assert http.post(service.project_url(project, "/mcp/project_fs_list"), json={}).status_code == 200
+        r = http.post(service.project_url("B1", "/mcp/project_fs_list"), json={})
+        assert r.status_code == 404  # bob's project stays "no such project"
+
+
 def test_missing_expired_and_revoked_tokens_get_401_with_www_authenticate_on_every_door(service):
     from mcp_server_ide.hosted.oauth.store import OAuthStore
     from mcp_server_ide.hosted.sqlstore import SqlStore, sqlite_url

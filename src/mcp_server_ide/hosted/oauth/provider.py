@@ -94,8 +94,9 @@ class HostedCode(AuthorizationCode):
     user_id: str = ""
 
 
-def access_token_of(row: TokenRow) -> HostedAccessToken:
-    """What the doors see of an embedded access token: its user, scopes and audience (never the secret)."""
+def access_token_of(row: TokenRow, service: str) -> HostedAccessToken:
+    """What the doors see of an embedded access token: its user, scopes and audience (never the
+    secret). A sign-in that named no resource is for the service (all of the user's projects)."""
     return HostedAccessToken(
         token="",
         client_id=row.client_id,
@@ -103,7 +104,7 @@ def access_token_of(row: TokenRow) -> HostedAccessToken:
         expires_at=int(row.expires_at),
         resource=row.resource,
         subject=row.user_id,
-        claims={"aud": [row.resource] if row.resource else []},
+        claims={"aud": [row.resource or service]},
         grant_id=row.grant_id,
     )
 
@@ -209,7 +210,7 @@ class HostedProvider:
         row = await anyio.to_thread.run_sync(self.oauth.token, token)
         if row is None or row.kind != "access" or row.revoked or row.expires_at < time.time():
             return None
-        return access_token_of(row)
+        return access_token_of(row, self.resources.base)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The SDK's ``TokenVerifier`` for this server's own access tokens."""
