@@ -43,7 +43,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostedService]
     store = SqlStore(sqlite_url(data))
     projects = HostedProjects(store, data, Policy(hosted=True))
     alice, bob = store.add_user("alice"), store.add_user("bob")
-    for user in (alice, bob):
+    for user in (alice, bob, store.add_user("dave")):  # dave: the password guesser's target
         store.set_password_hash(user.id, passwords.make(PASSWORD))
     api, _ = tokens.create(store, alice.id, ("read", "write", "run"), "api")
     ids = {key: projects.create(user.id, key).id for key, user in (("A1", alice), ("A2", alice), ("B1", bob))}
@@ -324,6 +324,25 @@ def test_the_login_page_refuses_a_wrong_password_a_foreign_post_and_a_missing_co
         with httpx.Client(base_url=service.url, timeout=60) as other:  # no cookie: a cross-site post
             assert other.post("/login", data={**form, "password": PASSWORD}).status_code == 403
         assert http.post("/login", data={**form, "password": PASSWORD}).status_code == 303
+
+
+def test_the_login_page_stops_a_password_guesser(service):
+    from mcp_server_ide.hosted.oauth.login import MAX_FAILURES
+    from tests.support.oauth import login_form
+
+    client = register(service.url, ["http://127.0.0.1:33418"])
+    _, challenge = pkce()
+    with httpx.Client(base_url=service.url, timeout=60) as http:
+        r = http.get("/authorize", params={"response_type": "code", "client_id": client["client_id"],
+                     "code_challenge": challenge, "redirect_uri": "http://127.0.0.1:33418/"})  # fmt: skip
+        hidden, scopes = login_form(http.get(r.headers["location"]).text)
+        form = {**hidden, "username": "dave", "scope": scopes, "action": "allow"}
+        for i in range(MAX_FAILURES):
+            assert "Wrong user name" in http.post("/login", data={**form, "password": f"guess {i:04d}"}).text
+        locked = http.post("/login", data={**form, "password": PASSWORD})  # even the right one, now
+        assert locked.status_code == 429 and int(locked.headers["retry-after"]) > 0
+        other = http.post("/login", data={**form, "username": "alice", "password": PASSWORD})
+        assert other.status_code == 303  # another user is not locked out
 
 
 def test_a_token_for_one_project_is_refused_at_another_and_b_cannot_use_as(service):

@@ -29,6 +29,10 @@ from .provider import CODE_TTL, HostedProvider, params_of
 from .store import CodeRow
 
 COOKIE = "mide_signin"
+MAX_FAILURES = 10
+FAILURE_WINDOW = 600.0
+"""A user name with this many wrong passwords within this many seconds is refused sign-in (429)
+until the window passes (per process: each worker counts its own)."""
 SCOPE_TEXT = {
     "read": "read the project's files, search, code intelligence, git history",
     "write": "change files and the git repository",
@@ -59,6 +63,7 @@ class LoginPage:
         self.store = store
         self.oauth = provider.oauth
         self.base = provider.resources.base
+        self.failures: dict[str, list[float]] = {}
 
     async def handle(self, request: Request) -> Response:
         if request.method == "POST":
@@ -159,11 +164,18 @@ class LoginPage:
                     state=params.state,
                 )
             )
-        username, password = str(form.get("username", "")), str(form.get("password", ""))
+        username, password = str(form.get("username", ""))[:64], str(form.get("password", ""))
+        if (wait := self._locked(username)) is not None:
+            response = _page(429, "Too many attempts", f"Too many wrong passwords for this user: try again in "
+                             f"{max(1, round(wait / 60))} minute(s).")  # fmt: skip
+            response.headers["Retry-After"] = str(int(wait) + 1)
+            return response
         found = await anyio.to_thread.run_sync(self.store.password_hash, username)
         ok = await anyio.to_thread.run_sync(passwords.verify, password, found[1] if found else None)
         if not ok or found is None:
+            self._failed(username)
             return await self._form(request_id, pending, csrf, "Wrong user name or password.", username)
+        self.failures.pop(username, None)
         chosen = [s for s in (params.scopes or SCOPES) if s in form.getlist("scope")]
         if not chosen:
             return await self._form(request_id, pending, csrf, "Allow at least one of the scopes.", username)
@@ -181,6 +193,28 @@ class LoginPage:
         )
         secret = await anyio.to_thread.run_sync(self.oauth.add_code, code)
         return _back(construct_redirect_uri(str(params.redirect_uri), code=secret, state=params.state))
+
+    def _recent(self, username: str) -> list[float]:
+        now = time.monotonic()
+        kept = [t for t in self.failures.get(username, []) if now - t < FAILURE_WINDOW]
+        if kept:
+            self.failures[username] = kept
+        else:
+            self.failures.pop(username, None)
+        return kept
+
+    def _locked(self, username: str) -> float | None:
+        """Seconds until this user name may try again, or None."""
+        recent = self._recent(username)
+        if len(recent) < MAX_FAILURES:
+            return None
+        return FAILURE_WINDOW - (time.monotonic() - recent[-MAX_FAILURES])
+
+    def _failed(self, username: str) -> None:
+        if len(self.failures) > 100_000:  # a flood of made-up names: forget the oldest half
+            for name in list(self.failures)[:50_000]:
+                del self.failures[name]
+        self.failures.setdefault(username, []).append(time.monotonic())
 
 
 def _origin(url: str) -> str:
