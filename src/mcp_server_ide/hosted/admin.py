@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import sys
 from pathlib import Path
 
 from ..workspace import Policy
+from . import passwords
+from .oauth.store import OAuthStore
 from .projects import HostedProjects
 from .serve import open_store
+from .sqlstore import SqlStore
 from .store import Store, StoreError, User
 from .tokens import create, parse_scopes
 
@@ -25,6 +29,16 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
+def read_password() -> str:
+    """A new password: asked twice on a terminal, else one line of stdin (for scripts)."""
+    if sys.stdin.isatty():
+        first = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != first:
+            raise StoreError("the two passwords differ")
+        return passwords.check(first)
+    return passwords.check(sys.stdin.readline().rstrip("\r\n"))
+
+
 def _user(store: Store, name: str) -> User:
     user = store.user_by_name(name)
     if user is None:
@@ -32,12 +46,20 @@ def _user(store: Store, name: str) -> User:
     return user
 
 
-def _run(store: Store, data: Path, args: argparse.Namespace) -> int:
+def _run(store: SqlStore, data: Path, args: argparse.Namespace) -> int:
     what = (args.group, args.action)
     projects = HostedProjects(store, data, Policy(hosted=True, trusted=False))
     if what == ("user", "add"):
+        password = read_password() if args.password else None
         user = store.add_user(args.name)
-        print(json.dumps({"id": user.id, "name": user.name}))
+        if password is not None:
+            store.set_password_hash(user.id, passwords.make(password))
+        print(json.dumps({"id": user.id, "name": user.name, "password": password is not None}))
+    elif what == ("user", "passwd"):
+        user = _user(store, args.name)
+        store.set_password_hash(user.id, passwords.make(read_password()))
+        ended = OAuthStore(store.engine).revoke_user(user.id)
+        print(f"password set for {user.name}; {ended} OAuth token(s) of their sign-ins revoked")
     elif what == ("token", "create"):
         secret, info = create(store, _user(store, args.user).id, parse_scopes(args.scope), args.name)
         print(secret)  # the one time it is shown

@@ -1,8 +1,9 @@
 """The hosted service's front door: one ASGI app in front of the ordinary HTTP doors.
 
 For ``/p/{project}/…`` it authenticates the bearer token (the SDK's ``BearerAuthBackend`` over
-:class:`~.tokens.ApiTokenVerifier`: 401 with ``WWW-Authenticate`` when it is missing or not live),
-looks the project up by (caller, id) in one query, and answers the same bytes for a project that is
+:class:`~.oauth.verify.HostedVerifier`: API tokens, OAuth access tokens; 401 with ``WWW-Authenticate``
+naming the project's protected resource metadata when it is missing, not live, or for another
+resource: :mod:`.oauth.resource`), looks the project up by (caller, id) in one query, and answers the same bytes for a project that is
 another user's, deleted, or never existed. Only then does the request reach the doors the local
 server has (Streamable HTTP at ``/mcp``, the JetBrains-style REST doors at ``/mcp/{tool}``, the
 reference and playground at ``/mcp/tools``), with its path cut to what follows the project, the
@@ -10,8 +11,8 @@ project in the scope (:data:`~.projects.SCOPE_KEY`) and the caller as ``scope["u
 SDK binds each MCP session to it, so a session is usable only by the token and project that
 opened it. ``GET /p/{project}/export`` downloads the project as .tar.gz.
 
-Outside ``/p/``: ``/healthz`` (the process answers), ``/readyz`` (the store answers) and
-``/metrics`` (Prometheus); anything else is 404.
+Outside ``/p/``: ``/healthz`` (the process answers), ``/readyz`` (the store answers),
+``/metrics`` (Prometheus), the OAuth endpoints (:mod:`.oauth.routes`); anything else is 404.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import responses
+from .oauth import routes as oauth_routes
+from .oauth.resource import Resources
 from .observe import Observer
 from .projects import SCOPE_KEY, HostedProjects, tmp_dir
 from .store import Project
@@ -41,12 +44,22 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 class HostedApp:
     def __init__(
-        self, doors: ASGIApp, projects: HostedProjects, verifier: TokenVerifier, observer: Observer
+        self,
+        doors: ASGIApp,
+        projects: HostedProjects,
+        verifier: TokenVerifier,
+        observer: Observer,
+        resources: Resources,
+        oauth_app: ASGIApp | None = None,
+        embedded: bool = False,
     ) -> None:
         self.doors = doors
         self.projects = projects
         self.auth = BearerAuthBackend(verifier)
         self.observer = observer
+        self.resources = resources
+        self.oauth_app = oauth_app
+        self.embedded = embedded
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -86,20 +99,31 @@ class HostedApp:
             return
         match = PROJECT_PATH.fullmatch(path)
         if match is None:
+            if self.oauth_app is not None and oauth_routes.serves(path, self.embedded):
+                await self.oauth_app(scope, receive, send)
+                return
             await responses.send_bytes(send, 404, responses.NOT_HOSTED_PATH)
             return
+        path_project = match.group(1)
         authenticated = await self.auth.authenticate(HTTPConnection(scope))
         if authenticated is None:
             given = any(k.lower() == b"authorization" for k, _ in scope.get("headers", []))
+            challenge = self.resources.challenge(path_project, "invalid_token" if given else None)
             await responses.send_bytes(
-                send, 401, responses.UNAUTHORIZED, responses.unauthorized_headers(given)
+                send, 401, responses.UNAUTHORIZED, responses.challenge_headers(challenge)
             )
             return
         user = authenticated[1]
         assert isinstance(user, AuthenticatedUser)
+        if not self.resources.accepts(user.access_token, path_project):
+            challenge = self.resources.challenge(path_project, "invalid_token", responses.OTHER_RESOURCE_TEXT)
+            await responses.send_bytes(
+                send, 401, responses.OTHER_RESOURCE, responses.challenge_headers(challenge)
+            )
+            return
         owner = user.access_token.subject or ""
         seen["user"] = owner
-        project = await anyio.to_thread.run_sync(self.projects.find, owner, match.group(1))
+        project = await anyio.to_thread.run_sync(self.projects.find, owner, path_project)
         if project is None:
             await responses.send_bytes(send, 404, responses.NO_SUCH_PROJECT)
             return

@@ -2,7 +2,8 @@
 
     mcp-server-ide hosted --data DIR [--host H] [--port N]      serve
     mcp-server-ide hosted --data DIR --database postgresql://… --redis redis://…   one of several workers
-    mcp-server-ide hosted user add NAME --data DIR
+    mcp-server-ide hosted user add NAME [--password] --data DIR
+    mcp-server-ide hosted user passwd NAME --data DIR
     mcp-server-ide hosted token create USER [--scope read,write,run] [--name NAME] --data DIR
     mcp-server-ide hosted token revoke ID --data DIR
     mcp-server-ide hosted token list USER --data DIR
@@ -33,8 +34,9 @@ def _data_arg(p: argparse.ArgumentParser) -> None:
 def serve_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mcp-server-ide hosted",
-        description="The hosted, multi-user service: each user's projects at /p/<project>/mcp, bearer API tokens.",
-        epilog="admin: mcp-server-ide hosted user add NAME | token create USER | token revoke ID | "
+        description="The hosted, multi-user service: each user's projects at /p/<project>/mcp; API tokens, "
+        "OAuth sign-in (built in, or an external identity provider with --issuer).",
+        epilog="admin: mcp-server-ide hosted user add NAME [--password] | user passwd NAME | token create USER | token revoke ID | "
         "token list USER | project create USER NAME | project list [USER] | project delete USER ID | "
         "project export ID FILE",
     )
@@ -63,6 +65,27 @@ def serve_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="let projects' commands reach the network (default: none)",
     )
+    p.add_argument(
+        "--public-url",
+        help="the URL clients reach the service at (behind a proxy: https://ide.example.com); OAuth "
+        "resource and issuer URLs are built from it (default http://HOST:PORT)",
+    )
+    p.add_argument(
+        "--issuer",
+        help="sign in with this external identity provider (its JWT access tokens are checked against "
+        "its JWKS) instead of the built-in sign-in",
+    )
+    p.add_argument("--jwks-uri", help="the issuer's JWKS URL (default: from the issuer's metadata)")
+    p.add_argument(
+        "--audience",
+        action="append",
+        default=[],
+        help="a token audience accepted for every project (the IdP's API identifier); repeatable",
+    )
+    p.add_argument("--user-claim", default="sub", help="the token claim naming the hosted user (default sub)")
+    p.add_argument(
+        "--token-ttl", type=float, default=3600.0, help="seconds a built-in sign-in's access token lives"
+    )
     p.add_argument("--rate-limit", type=float, default=0.0, help="requests a second per user (0 = none)")
     p.add_argument("--rate-burst", type=int, default=0, help="requests a user may make at once (0 = 2x rate)")
     p.add_argument("--max-concurrent", type=int, default=0, help="requests of a user in flight (0 = no cap)")
@@ -75,6 +98,13 @@ def admin_parser() -> argparse.ArgumentParser:
     user = groups.add_parser("user").add_subparsers(dest="action", required=True)
     add = user.add_parser("add", help="add a user")
     add.add_argument("name")
+    add.add_argument(
+        "--password",
+        action="store_true",
+        help="set a password for the built-in sign-in (asked for; read from stdin when it is not a terminal)",
+    )
+    passwd = user.add_parser("passwd", help="set or change a user's sign-in password (ends their sign-ins)")
+    passwd.add_argument("name")
     token = groups.add_parser("token").add_subparsers(dest="action", required=True)
     create = token.add_parser("create", help="make an API token for a user and print it once")
     create.add_argument("user")
@@ -96,7 +126,7 @@ def admin_parser() -> argparse.ArgumentParser:
     pe = project.add_parser("export", help="write a project's files as .tar.gz")
     pe.add_argument("id")
     pe.add_argument("file", type=Path)
-    for sub in (add, create, revoke, listing, pc, pl, pd, pe):
+    for sub in (add, passwd, create, revoke, listing, pc, pl, pd, pe):
         _data_arg(sub)
     return p
 

@@ -17,10 +17,12 @@ UNAUTHORIZED = json.dumps(
     {
         "status": None,
         "error": "unauthorized: send 'Authorization: Bearer <token>' with a live API token (an operator "
-        "makes one with `mcp-server-ide hosted token create USER`)",
+        "makes one with `mcp-server-ide hosted token create USER`) or an OAuth access token (sign in: "
+        "WWW-Authenticate names the resource metadata)",
     }
 ).encode()
-REALM = 'Bearer realm="mcp-server-ide"'
+OTHER_RESOURCE_TEXT = "this token is for another resource (RFC 8707 audience): sign in for this project"
+OTHER_RESOURCE = json.dumps({"status": None, "error": "unauthorized: " + OTHER_RESOURCE_TEXT}).encode()
 
 
 async def send_bytes(
@@ -36,7 +38,6 @@ async def send_bytes(
     await send({"type": "http.response.body", "body": body})
 
 
-def unauthorized_headers(token_given: bool) -> list[tuple[bytes, bytes]]:
-    """``WWW-Authenticate`` (RFC 6750): ``invalid_token`` when a token came and is not a live one."""
-    value = REALM + (', error="invalid_token"' if token_given else "")
-    return [(b"www-authenticate", value.encode())]
+def challenge_headers(challenge: str) -> list[tuple[bytes, bytes]]:
+    """``WWW-Authenticate`` (RFC 6750, with RFC 9728's ``resource_metadata``: :mod:`.oauth.resource`)."""
+    return [(b"www-authenticate", challenge.encode())]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 OWNER_TOOLS = "mcp_server_ide.hosted.owner_tools"
 
@@ -22,6 +23,30 @@ def open_store(data: Path, database: str | None):  # -> SqlStore
 
     data.mkdir(mode=0o700, parents=True, exist_ok=True)
     return SqlStore(database or sqlite_url(data))
+
+
+def oauth_setup(args: argparse.Namespace, store, base: str):  # -> (verifier, Resources, ASGI app)
+    """The bearer verifier and the OAuth endpoints: the embedded authorization server (the default),
+    or, with ``--issuer``, the external identity provider's JWTs checked against its JWKS."""
+    from .oauth import routes
+    from .oauth.external import JwtVerifier, discover_jwks_uri
+    from .oauth.provider import HostedProvider
+    from .oauth.resource import Resources
+    from .oauth.store import OAuthStore
+    from .oauth.verify import HostedVerifier
+    from .tokens import ApiTokenVerifier
+
+    api = ApiTokenVerifier(store)
+    if args.issuer:
+        issuer = args.issuer.rstrip("/")
+        resources = Resources(base, issuer, frozenset(a.rstrip("/") for a in args.audience))
+        jwks = args.jwks_uri or discover_jwks_uri(issuer)
+        verifier = HostedVerifier(api, external=JwtVerifier(store, issuer, jwks, args.user_claim))
+        return verifier, resources, routes.build(resources, None, store)
+    resources = Resources(base, base)
+    provider = HostedProvider(OAuthStore(store.engine, access_ttl=args.token_ttl), resources)
+    verifier = HostedVerifier(api, embedded=provider)
+    return verifier, resources, routes.build(resources, provider, store)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -48,7 +73,6 @@ async def _serve(args: argparse.Namespace) -> None:
     from .observe import Observer
     from .projects import HostedProjects
     from .sandbox import SandboxSettings
-    from .tokens import ApiTokenVerifier
 
     data = Path(args.data).resolve()
     store = open_store(data, args.database)
@@ -71,8 +95,12 @@ async def _serve(args: argparse.Namespace) -> None:
         rate=RateSettings(args.rate_limit, args.rate_burst, args.max_concurrent, key=user_key),
     )
     sock, port = http.pick_port(args.host, args.port)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    base = (args.public_url or f"http://{shown}:{port}").rstrip("/")
+    settings.allowed_hosts.append(urlsplit(base).netloc)
     doors = http.build_app(server, runner, projects, settings, port)
-    app = HostedApp(doors, projects, ApiTokenVerifier(store), observer)
+    verifier, resources, oauth_app = oauth_setup(args, store, base)
+    app = HostedApp(doors, projects, verifier, observer, resources, oauth_app, embedded=not args.issuer)
     scale = None
     if args.redis:
         from .scaleout import ScaleOut
@@ -80,7 +108,6 @@ async def _serve(args: argparse.Namespace) -> None:
         scale = ScaleOut(server, args.redis)
         scale.install()
         app = scale.wrap(app)
-    shown = f"[{args.host}]" if ":" in args.host else args.host
     print(
         f"mcp-server-ide: hosted service listening on http://{shown}:{port} "
         "(projects at /p/<project>/mcp; /healthz, /readyz, /metrics)",

@@ -74,6 +74,21 @@ class SqlStore:
             row = c.execute(sa.select(users.c.id, users.c.name).where(users.c.name == name)).first()
         return User(row.id, row.name) if row else None
 
+    def user_by_id(self, user_id: str) -> User | None:
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(users.c.id, users.c.name).where(users.c.id == user_id)).first()
+        return User(row.id, row.name) if row else None
+
+    def set_password_hash(self, user_id: str, password_hash: str | None) -> None:
+        with self.engine.begin() as c:
+            c.execute(users.update().where(users.c.id == user_id).values(password_hash=password_hash))
+
+    def password_hash(self, name: str) -> tuple[User, str | None] | None:
+        query = sa.select(users.c.id, users.c.name, users.c.password_hash).where(users.c.name == name)
+        with self.engine.connect() as c:
+            row = c.execute(query).first()
+        return (User(row.id, row.name), row.password_hash) if row else None
+
     # tokens
 
     def add_token(self, user_id: str, secret_hash: str, scopes: tuple[str, ...], name: str) -> TokenInfo:

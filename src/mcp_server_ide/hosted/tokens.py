@@ -3,7 +3,7 @@
 A token is ``mide_`` + 256 random bits (URL-safe base64). The store keeps its SHA-256 and looks it
 up by that hash (a lookup by a hash of the secret tells nothing about the secret's bytes), then
 compares the stored hash in constant time. :class:`ApiTokenVerifier` is the SDK's
-``TokenVerifier``, so an OAuth verifier (JWKS, introspection) can stand beside it later.
+``TokenVerifier``; the OAuth verifiers stand beside it (:mod:`.oauth.verify`).
 """
 
 from __future__ import annotations
