@@ -35,6 +35,9 @@ class ServerState:
     changed (:mod:`.discovery`); :mod:`.roots` calls it after the client's roots changed."""
     transparent: list[ServerMiddleware[object]] = field(default_factory=list)
     """Middlewares of ours that only observe: the stdio direct lane may answer without them."""
+    first_request_awaited: bool = False
+    """A middleware of ours still waits for the first request that is not ``initialize`` (the
+    warm-up, :mod:`.warmup`): until one passed through the SDK, the direct lane answers none."""
     list_changed_advertised: bool = False
     """``listChanged`` is advertised on the 2025 era (:func:`.lowlevel.advertise_list_changed`)."""
 
