@@ -128,11 +128,13 @@ def test_a_python_workspace_gets_its_grammar_and_its_server(ws_path: Path, tmp_p
         server.close()
 
 
+@pytest.mark.parametrize("first", ["ping", "tools/call"])
 def test_a_client_that_never_says_initialized_is_warmed_at_its_first_request(
-    ws_path: Path, tmp_path: Path
+    ws_path: Path, tmp_path: Path, first: str
 ) -> None:
     """The warm-up starts at the first request after ``initialize`` too (a client that skips
-    ``notifications/initialized``); a first tool call is still answered, by the SDK's lane."""
+    ``notifications/initialized``): one the SDK serves (a ping), or a small read the stdio door's
+    direct lane answers without the SDK (``project_fs_list`` of one folder)."""
     python_project(ws_path)
     server = Stdio(ws_path, tmp_path / "server.log", "--untrusted")
     try:
@@ -140,12 +142,16 @@ def test_a_client_that_never_says_initialized_is_warmed_at_its_first_request(
         server.request(
             "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info}
         )
-        answer = server.request("tools/call", {"name": "project_fs_list", "arguments": {"dir": "pkg"}})
-        assert "core.py" in answer["result"]["content"][0]["text"]
+        if first == "ping":
+            assert server.request("ping", {})["result"] == {}
+        else:
+            answer = server.request("tools/call", {"name": "project_fs_list", "arguments": {"dir": "pkg"}})
+            assert "core.py" in answer["result"]["content"][0]["text"]
         log = server.warm_log(within=120)
     finally:
         server.close()
     assert "grammars loaded: ['python']" in log
+    assert ("direct lane answered tools/call project_fs_list" in log) == (first == "tools/call")
 
 
 def test_an_untrusted_workspace_gets_grammars_but_no_server(ws_path: Path, tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ Everything else, and every request the lane is not sure about, goes to the SDK u
 - only the plain shape ``{jsonrpc, id, method: "tools/call", params: {name, arguments?, _meta?}}``
   whose ``_meta`` holds at most a ``progressToken`` (an inline tool never reports progress), on a
   line of at most ``MAX_LINE`` bytes (a large write is not parsed twice);
-- not before a first request went through the SDK (its middleware starts the warm-up, :mod:`..surface.warmup`);
 - only tools that are inline (for this call: ``runs_inline``), read-only and not gated on a workspace feature;
 - arguments the tool refuses go to the SDK, so the refusal is the SDK's own;
 - never when an OpenTelemetry tracer is configured (spans are the SDK's middleware), when a plugin
@@ -97,8 +96,11 @@ class DirectLane:
         if spec is None or not direct_eligible(spec):
             return None
         connection = self._connection()
-        if connection is None or not self._lane_usable() or self._state.first_request_awaited:
+        if connection is None or not self._lane_usable():
             return None
+        start_warmup = self._state.start_warmup
+        if start_warmup is not None:  # a client that never said initialized: its first call starts it
+            start_warmup(connection.client_capabilities, False)
         call = Call(
             workspace=self.workspaces.workspace,
             door="mcp",

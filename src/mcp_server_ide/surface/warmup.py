@@ -15,7 +15,7 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
-from mcp_types import NotificationParams
+from mcp_types import ClientCapabilities, NotificationParams
 
 from . import lowlevel
 from .state import state_of
@@ -47,36 +47,38 @@ def install(
 
     state = state_of(server)
 
-    def begin(ctx: RequestContext) -> None:
+    def begin(caps: ClientCapabilities | None, modern: bool) -> None:
         nonlocal started
         if started:
             return
         started = True
-        state.first_request_awaited = False
+        state.start_warmup = None
         from ..engines import warmup
 
         if workspaces.explicit:
             warmup.start(workspaces.for_context)
             return
-        caps = ctx.session.client_capabilities
-        if caps is None or caps.roots is None or lowlevel.is_modern(ctx):
+        if caps is None or caps.roots is None or modern:
             warmup.start(workspaces.for_context, language_server=False)
             return
         fallback = list(workspaces.workspace.roots)
         warmup.start(workspaces.for_context, settled=lambda: list(workspaces.workspace.roots) != fallback)
 
+    def begin_at(ctx: RequestContext) -> None:
+        try:
+            begin(ctx.session.client_capabilities, lowlevel.is_modern(ctx))
+        except Exception:  # a warm-up never fails a request
+            log.debug("the warm-up could not start", exc_info=True)
+
     async def on_initialized(ctx: RequestContext, params: NotificationParams) -> None:
-        begin(ctx)
+        begin_at(ctx)
 
     async def on_first_request(ctx: RequestContext, call_next: CallNext) -> HandlerResult:
         if not started and ctx.request_id is not None and ctx.method != "initialize":
-            try:
-                begin(ctx)
-            except Exception:  # a warm-up never fails a request
-                log.debug("warm-up could not start", exc_info=True)
+            begin_at(ctx)
         return await call_next(ctx)
 
     lowlevel.add_notification(server, "notifications/initialized", NotificationParams, on_initialized)
     server.middleware.append(on_first_request)
     state.transparent.append(on_first_request)
-    state.first_request_awaited = True  # the direct lane leaves the first tool call to the SDK
+    state.start_warmup = begin  # the direct lane's calls pass no middleware: it starts it itself

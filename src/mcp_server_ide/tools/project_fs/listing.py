@@ -17,7 +17,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ...call import current
-from ...engines import sandbox
+from ...engines import memory, sandbox
 from ...registry import ToolFailure, tool
 from . import kept
 from .kept import IgnoreFilter, RipgrepFiles
@@ -133,6 +133,9 @@ def project_fs_list(
     )
     if bounds.note is not None:
         result["note"] = bounds.note
+    if found.count > memory.BIG:
+        del found, answer, ignores
+        memory.give_back()
     return result
 
 
