@@ -13,6 +13,7 @@ import ctypes
 import ctypes.util
 import functools
 import logging
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -21,12 +22,13 @@ BIG = 20_000
 
 
 @functools.cache
-def _trim() -> ctypes._CFuncPtr | None:  # pyright: ignore[reportPrivateUsage]
+def _trim() -> Callable[[int], int] | None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim
+        trim: Callable[[int], int] = libc.malloc_trim
     except (OSError, AttributeError):
         return None
+    return trim
 
 
 def give_back() -> None:
