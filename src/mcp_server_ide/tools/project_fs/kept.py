@@ -123,7 +123,6 @@ class IgnoreFilter:
                 found=found,
                 ordered=sorted(files + found.folders + list(found.others)),
                 holding_files=_with_ancestors({folder for folder, _ in found.batches}),
-                folder_keys=[(rel, rel + "/", rel[: rel.rfind("/") + 1]) for rel in found.folders],
             )
             _last = made
         self.prepared = made
@@ -144,7 +143,8 @@ class IgnoreFilter:
             )
         kept_folders = {self._top}
         folders = set()
-        for rel, key, parent in made.folder_keys:  # parents come first
+        for rel in found.folders:  # parents come first
+            key, parent = rel + "/", rel[: rel.rfind("/") + 1]
             if parent in kept_folders and (key in holding_kept or key not in holding_files):
                 kept_folders.add(key)
                 folders.add(rel)
@@ -170,8 +170,6 @@ class _Prepared:
     """Every name the walk found, sorted."""
     holding_files: set[str]
     """The folders ("a/b/", the top "") holding a file, and every folder above them."""
-    folder_keys: list[tuple[str, str, str]]
-    """Each folder ("a/b"), parents first, with its key ("a/b/") and its parent's ("a/")."""
 
 
 _last: _Prepared | None = None
