@@ -352,6 +352,69 @@ async def test_list_recursive_sees_every_change_to_folders_it_read_before(
         assert ("empty/noise.log", "file") in await listed(includeIgnored=True)
 
 
+def _edit_in_place(path: Path, text: str) -> None:
+    """Rewrite a file's bytes without replacing it: its folder's times stay, only its own move."""
+    with path.open("r+b") as f:
+        f.truncate(0)
+        f.write(text.encode())
+
+
+async def test_a_remembered_listing_sees_every_ignore_file_edited_in_place(
+    mcp: Any, ws_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listing of a folder listed before takes the last answer while no folder was read anew and
+    no ignore file changed (here settled after 50 ms, not 2 s): an ignore file edited in place moves
+    no folder's times, and still the next listing follows it, whether it is the root's .gitignore,
+    a subfolder's .ignore or .rgignore, a folder's above the one listed, or .git/info/exclude."""
+    from mcp_server_ide.engines import sandbox
+    from mcp_server_ide.tools.project_fs import kept, walk
+    from mcp_server_ide.workspace import Workspace
+
+    monkeypatch.setattr(walk, "SETTLED_NS", 50_000_000)
+    write(ws_path, ".gitignore", "*.log\n")
+    write(ws_path, ".git/info/exclude", "# none\n")
+    write(ws_path, "src/.ignore", "# none\n")
+    write(ws_path, "src/deep/.rgignore", "# none\n")
+    for rel in ("a.log", "a.tmp", "src/b.gen", "src/deep/c.bak", "src/deep/keep.py", "d.cache"):
+        write(ws_path, rel, "")
+
+    async def listed(**args: Any) -> set[str]:
+        got = await call(client, "project_fs_list", {"recursive": True, **args})
+        return {e["path"].replace(os.sep, "/") for e in got["entries"]}
+
+    time.sleep(0.2)  # settled: the listing is remembered (without, ripgrep runs every time)
+    async with mcp(ws_path) as client:
+        everything = {"a.tmp", "d.cache", "src", "src/.ignore", "src/b.gen", "src/deep"}
+        everything |= {"src/deep/.rgignore", "src/deep/c.bak", "src/deep/keep.py", ".gitignore"}
+        assert await listed() == everything
+        assert kept.remembers(sandbox.resolve(Workspace.open(ws_path), ""))
+        assert await listed() == everything  # the remembered answer
+        page = {"recursive": True, "maxEntries": 4, "offset": 4}
+        first = await call(client, "project_fs_list", page)
+        kept._remembered = None  # the same page worked out anew (ripgrep runs): the same answer
+        assert await call(client, "project_fs_list", page) == first
+        assert await call(client, "project_fs_list", page) == first  # and remembered again
+        steps = [
+            (ws_path / ".gitignore", "*.log\n*.tmp\n", {"a.tmp"}),
+            (ws_path / "src/.ignore", "*.gen\n", {"src/b.gen"}),
+            (ws_path / "src/deep/.rgignore", "*.bak\n", {"src/deep/c.bak"}),
+            (ws_path / ".git/info/exclude", "*.cache\n", {"d.cache"}),
+        ]
+        for path, text, gone in steps:
+            _edit_in_place(path, text)
+            everything -= gone
+            assert await listed() == everything, path
+            time.sleep(0.2)
+            assert await listed() == everything, path  # remembered again, and still right
+        # A folder below the root, listed again: the root's .gitignore bears on it too.
+        sub = {p for p in everything if p.startswith("src/")}
+        assert await listed(dir="src") == sub
+        time.sleep(0.2)
+        assert await listed(dir="src") == sub
+        _edit_in_place(ws_path / ".gitignore", "*.log\n*.tmp\nkeep.py\n")
+        assert await listed(dir="src") == sub - {"src/deep/keep.py"}
+
+
 async def test_list_pages(mcp: Any, ws_path: Path) -> None:
     for i in range(7):
         write(ws_path, f"f{i}.txt", "")

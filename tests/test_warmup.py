@@ -82,14 +82,16 @@ class Stdio:
         )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    def warm_log(self) -> str:
-        """The log once the warm-up said it was done (polled; the guard bounds the wait)."""
+    def warm_log(self, within: float = 240.0) -> str:
+        """The log once the warm-up said it was done (polled; fails after ``within`` seconds)."""
+        deadline = time.monotonic() + within
         while True:
             self._stderr.flush()
             text = self.log.read_text()
             if DONE in text:
                 return text
             assert self.proc.poll() is None, text[-3000:]
+            assert time.monotonic() < deadline, f"no warm-up within {within:g} s; the log:\n{text[-3000:]}"
             time.sleep(0.1)
 
     def close(self) -> None:
@@ -124,6 +126,32 @@ def test_a_python_workspace_gets_its_grammar_and_its_server(ws_path: Path, tmp_p
         assert "compute_total" in outline["result"]["content"][0]["text"]
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("first", ["ping", "tools/call"])
+def test_a_client_that_never_says_initialized_is_warmed_at_its_first_request(
+    ws_path: Path, tmp_path: Path, first: str
+) -> None:
+    """The warm-up starts at the first request after ``initialize`` too (a client that skips
+    ``notifications/initialized``): one the SDK serves (a ping), or a small read the stdio door's
+    direct lane answers without the SDK (``project_fs_list`` of one folder)."""
+    python_project(ws_path)
+    server = Stdio(ws_path, tmp_path / "server.log", "--untrusted")
+    try:
+        info = {"name": "t", "version": "1"}
+        server.request(
+            "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info}
+        )
+        if first == "ping":
+            assert server.request("ping", {})["result"] == {}
+        else:
+            answer = server.request("tools/call", {"name": "project_fs_list", "arguments": {"dir": "pkg"}})
+            assert "core.py" in answer["result"]["content"][0]["text"]
+        log = server.warm_log(within=120)
+    finally:
+        server.close()
+    assert "grammars loaded: ['python']" in log
+    assert ("direct lane answered tools/call project_fs_list" in log) == (first == "tools/call")
 
 
 def test_an_untrusted_workspace_gets_grammars_but_no_server(ws_path: Path, tmp_path: Path) -> None:

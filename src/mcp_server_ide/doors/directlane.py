@@ -74,6 +74,7 @@ class DirectLane:
         self.runner = runner
         self.workspaces = workspaces
         self._clients = clients(server)
+        self._state = state_of(server)
         self._usable: bool | None = None  # decided on the first eligible line (after start-up hooks ran)
 
     def answer(self, line: bytes) -> bytes | None:
@@ -97,6 +98,9 @@ class DirectLane:
         connection = self._connection()
         if connection is None or not self._lane_usable():
             return None
+        start_warmup = self._state.start_warmup
+        if start_warmup is not None:  # a client that never said initialized: its first call starts it
+            start_warmup(connection.client_capabilities, False)
         call = Call(
             workspace=self.workspaces.workspace,
             door="mcp",

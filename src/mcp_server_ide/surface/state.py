@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from mcp.server import MCPServer
     from mcp.server.context import ServerMiddleware
+    from mcp_types import ClientCapabilities
 
     from ..workspace import Workspace
     from .clients import Clients
@@ -35,6 +36,9 @@ class ServerState:
     changed (:mod:`.discovery`); :mod:`.roots` calls it after the client's roots changed."""
     transparent: list[ServerMiddleware[object]] = field(default_factory=list)
     """Middlewares of ours that only observe: the stdio direct lane may answer without them."""
+    start_warmup: Callable[[ClientCapabilities | None, bool], None] | None = None
+    """Start the warm-up (:mod:`.warmup`) with the client's capabilities, on the 2026 era or not;
+    set until it started: the direct lane calls it at a tool call it answers itself."""
     list_changed_advertised: bool = False
     """``listChanged`` is advertised on the 2025 era (:func:`.lowlevel.advertise_list_changed`)."""
 

@@ -8,29 +8,58 @@ left are the files it did not name, and a pass over the folders (:meth:`IgnoreFi
 the rest. No set of ripgrep's names is built and nothing is filtered name by name in Python. What
 the filter needs of the walk alone (its names sorted, the folders holding files) is kept for the
 next listing and used again while its walk finds the same (an unchanged tree).
+
+What a listing kept is remembered too (:func:`remember`), with the stamps of every ignore file that
+bears on it; the next listing of the same folder starts ripgrep only once its walk reads a folder
+anew (a folder changed since it was read), and otherwise takes the remembered answer if no ignore
+file changed either (:func:`remembered`): ripgrep's answer depends only on the folders' entries and
+those files' contents.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...engines import sandbox, search
-from .walk import EntryKind, Walk
+from . import walk as _walk
+from .walk import IGNORE_CONTROLS, EntryKind, Walk
 
 
 class RipgrepFiles:
     """The files ripgrep keeps, taken out of the walk's files as ripgrep prints them. The walk calls
     :meth:`poll` between folders (on its own thread), which reads what ripgrep has printed so far;
-    until :meth:`into` names the set to take them out of, the output waits as printed."""
+    until :meth:`into` names the set to take them out of, the output waits as printed. Without
+    ``started``, ripgrep starts at :meth:`start` (or :meth:`into`), not at once."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, started: bool = True) -> None:
+        self._root = root
         self._files: set[str] = set()
-        # No swapped-folder check: the names only filter the walk, which never follows a link,
-        # so a name from beyond a folder swapped for a link matches nothing.
-        self._rg = search.StreamedFiles(root, self._take, held=True)
-        self.poll = self._rg.poll
+        self._rg: search.StreamedFiles | None = None
+        self.started_ns = 0
+        """When ripgrep started (``time.time_ns``; 0: not yet)."""
+        if started:
+            self.start()
+
+    @property
+    def started(self) -> bool:
+        return self._rg is not None
+
+    def start(self) -> None:
+        """Start ripgrep, unless it runs already."""
+        if self._rg is None:
+            self.started_ns = time.time_ns()
+            # No swapped-folder check: the names only filter the walk, which never follows a link,
+            # so a name from beyond a folder swapped for a link matches nothing.
+            self._rg = search.StreamedFiles(self._root, self._take, held=True)
+
+    def poll(self) -> None:
+        if self._rg is not None:
+            self._rg.poll()
 
     def _take(self, names: list[str]) -> None:
         self._files.difference_update(names)
@@ -38,10 +67,14 @@ class RipgrepFiles:
     def into(self, files: set[str]) -> None:
         """Take every name ripgrep prints, so far and from now on, out of ``files``."""
         self._files = files
+        self.start()
+        assert self._rg is not None
         self._rg.release()
 
     def finish(self) -> bool:
         """Read ripgrep to the end; whether it listed every file (it was not stopped early)."""
+        self.start()
+        assert self._rg is not None
         try:
             return self._rg.finish() is None
         finally:
@@ -50,7 +83,8 @@ class RipgrepFiles:
     def stop(self) -> None:
         """Stop ripgrep (the listing failed)."""
         self._files = set()
-        self._rg.stop()
+        if self._rg is not None:
+            self._rg.stop()
 
 
 @dataclass
@@ -79,7 +113,7 @@ class IgnoreFilter:
     def __init__(self, resolved: sandbox.Resolved, found: Walk) -> None:
         global _last
         self._top = resolved.rel + "/" if resolved.rel else ""
-        self._found = found
+        self.found = found
         key = (str(resolved.root), resolved.rel)
         made = _last
         if made is None or made.key != key or not _same(made.found, found):
@@ -89,10 +123,9 @@ class IgnoreFilter:
                 found=found,
                 ordered=sorted(files + found.folders + list(found.others)),
                 holding_files=_with_ancestors({folder for folder, _ in found.batches}),
-                folder_keys=[(rel, rel + "/", rel[: rel.rfind("/") + 1]) for rel in found.folders],
             )
             _last = made
-        self._made = made
+        self.prepared = made
         self.excluded = set(found.files())
         """The walk's files, until ripgrep's names are taken out of it (:meth:`RipgrepFiles.into`)."""
 
@@ -100,7 +133,7 @@ class IgnoreFilter:
         """Once :attr:`excluded` holds only the files ripgrep did not name: a folder is kept when it
         holds a kept file, or no file at all (an empty folder cannot be told apart), and only
         inside a kept folder; a symlink or other entry is kept when its folder is."""
-        found, made, excluded = self._found, self._made, self.excluded
+        found, made, excluded = self.found, self.prepared, self.excluded
         holding_files = made.holding_files
         if not excluded:  # nothing ignored: every folder holding files keeps one
             holding_kept = holding_files
@@ -110,7 +143,8 @@ class IgnoreFilter:
             )
         kept_folders = {self._top}
         folders = set()
-        for rel, key, parent in made.folder_keys:  # parents come first
+        for rel in found.folders:  # parents come first
+            key, parent = rel + "/", rel[: rel.rfind("/") + 1]
             if parent in kept_folders and (key in holding_kept or key not in holding_files):
                 kept_folders.add(key)
                 folders.add(rel)
@@ -136,8 +170,6 @@ class _Prepared:
     """Every name the walk found, sorted."""
     holding_files: set[str]
     """The folders ("a/b/", the top "") holding a file, and every folder above them."""
-    folder_keys: list[tuple[str, str, str]]
-    """Each folder ("a/b"), parents first, with its key ("a/b/") and its parent's ("a/")."""
 
 
 _last: _Prepared | None = None
@@ -165,3 +197,91 @@ def _with_ancestors(folders: set[str]) -> set[str]:
             out.add(parent)
             parent = parent[: parent.rfind("/", 0, len(parent) - 1) + 1]
     return out
+
+
+Stamp = tuple[int, int, int, int, int] | None
+"""An ignore file's device, inode, size, modification and change times (None: there is none)."""
+
+
+@dataclass(frozen=True)
+class _Remembered:
+    key: tuple[str, str]
+    prepared: _Prepared
+    stamps: dict[str, Stamp]
+    kept: Kept
+
+
+_remembered: _Remembered | None = None
+"""The last complete listing's answer, while its walk and its ignore files stay as they were."""
+
+
+def remembers(resolved: sandbox.Resolved) -> bool:
+    """Whether a listing of this folder is remembered (its walk may then start ripgrep only when it
+    reads a folder anew: :func:`remembered`)."""
+    memo = _remembered
+    return memo is not None and memo.key == (str(resolved.root), resolved.rel)
+
+
+def remembered(resolved: sandbox.Resolved, found: Walk) -> Kept | None:
+    """The remembered listing's answer, when ``found`` read no folder anew, found what its walk
+    found, and no ignore file bearing on it has changed since; else None (ripgrep must run)."""
+    memo = _remembered
+    if (
+        memo is None
+        or found.fresh
+        or memo.key != (str(resolved.root), resolved.rel)
+        or not _same(memo.prepared.found, found)
+    ):
+        return None
+    stamps = _stamps(resolved, found)
+    return memo.kept if stamps is not None and stamps == memo.stamps else None
+
+
+def remember(resolved: sandbox.Resolved, ignores: IgnoreFilter, kept: Kept, ripgrep_started_ns: int) -> None:
+    """Remember a complete listing's answer (``kept``, of ``ignores`` once ripgrep ran to the end,
+    started at ``ripgrep_started_ns``), unless an ignore file bearing on it changed too recently to
+    tell a later change by its times (:data:`.walk.SETTLED_NS`, as the walk's own reads)."""
+    global _remembered
+    _remembered = None
+    made = ignores.prepared
+    stamps = _stamps(resolved, ignores.found)
+    if stamps is None:
+        return
+    settled = ripgrep_started_ns - _walk.SETTLED_NS
+    if any(s is not None and max(s[3], s[4]) >= settled for s in stamps.values()):
+        return
+    _remembered = _Remembered(key=made.key, prepared=made, stamps=stamps, kept=kept)
+
+
+def _stamps(resolved: sandbox.Resolved, found: Walk) -> dict[str, Stamp] | None:
+    """The stamps of every ignore file ripgrep reads for the listed folder: those of the folders the
+    walk found holding one, and of the folders above it up to the root (where there may be none).
+    None: one cannot be told (a ``.git`` that is not a folder: a worktree's or a submodule's)."""
+    root = str(resolved.root) + os.sep
+    bases: list[tuple[str, tuple[str, ...]]] = []
+    if resolved.rel:
+        parts = resolved.rel.split("/")
+        bases += [("".join(p + "/" for p in parts[:i]), IGNORE_CONTROLS) for i in range(len(parts))]
+    bases += found.controls
+    stamps: dict[str, Stamp] = {}
+    for base, names in bases:
+        for name in names:
+            rel = base + name
+            if name == ".git":
+                try:
+                    if not stat.S_ISDIR(os.lstat(root + rel).st_mode):
+                        return None
+                except FileNotFoundError:
+                    continue
+                except OSError:
+                    return None
+                rel += "/info/exclude"
+            try:
+                st = os.stat(root + rel)
+            except FileNotFoundError:
+                stamps[rel] = None
+                continue
+            except OSError:
+                return None
+            stamps[rel] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return stamps

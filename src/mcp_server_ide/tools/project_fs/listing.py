@@ -17,8 +17,9 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ...call import current
-from ...engines import sandbox
+from ...engines import memory, sandbox
 from ...registry import ToolFailure, tool
+from . import kept
 from .kept import IgnoreFilter, RipgrepFiles
 from .walk import EntryKind, walk
 from .walkbounds import WalkBounds
@@ -78,13 +79,23 @@ def project_fs_list(
                 kind="not_found",
             )
         raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with project_fs_read)")
-    ripgrep = RipgrepFiles(resolved.root) if recursive and not includeIgnored else None
+    ripgrep: RipgrepFiles | None = None
+    if recursive and not includeIgnored:
+        # A folder listed before: ripgrep starts once the walk reads a folder anew (else the last
+        # answer may stand: kept.remembered); a first listing runs it beside the whole walk.
+        ripgrep = RipgrepFiles(resolved.root, started=not kept.remembers(resolved))
     bounds = WalkBounds()
     ignores: IgnoreFilter | None = None
+    answer: kept.Kept | None = None
     try:
-        found = walk(resolved, recursive, bounds, None if ripgrep is None else ripgrep.poll)
+        if ripgrep is None:
+            found = walk(resolved, recursive, bounds)
+        else:
+            found = walk(resolved, recursive, bounds, ripgrep.poll, ripgrep.start)
         complete = found.complete
-        if ripgrep is not None:  # while ripgrep runs: what the filter needs of the walk
+        if ripgrep is not None and not ripgrep.started:
+            answer = kept.remembered(resolved, found)
+        if ripgrep is not None and answer is None:  # while ripgrep runs: what the filter needs of the walk
             ignores = IgnoreFilter(resolved, found)
             ripgrep.into(ignores.excluded)
             complete = ripgrep.finish() and complete
@@ -92,15 +103,19 @@ def project_fs_list(
         if ripgrep is not None:
             ripgrep.stop()
         raise
-    if ignores is None:
+    if ripgrep is None:
         names = found.files() + found.folders
         names += found.others
         total, page = len(names), _first(names, offset + maxEntries)[offset:]
         folders, others = set(found.folders), found.others
     else:
-        kept = ignores.apply()
-        total, page = kept.total, kept.page(offset, maxEntries)
-        folders, others = kept.folders, kept.others
+        if answer is None:
+            assert ignores is not None
+            answer = ignores.apply()
+            if complete and bounds.note is None:
+                kept.remember(resolved, ignores, answer, ripgrep.started_ns)
+        total, page = answer.total, answer.page(offset, maxEntries)
+        folders, others = answer.folders, answer.others
     end = offset + len(page)
     more = end < total
     sizes = _sizes(resolved.root, [rel for rel in page if rel not in others and rel not in folders])
@@ -118,6 +133,9 @@ def project_fs_list(
     )
     if bounds.note is not None:
         result["note"] = bounds.note
+    if found.count > memory.BIG:
+        del found, answer, ignores
+        memory.give_back()
     return result
 
 

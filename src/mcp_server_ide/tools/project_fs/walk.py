@@ -33,6 +33,11 @@ SETTLED_NS = 2_000_000_000
 
 EntryKind = Literal["file", "directory", "symlink", "other"]
 
+IGNORE_CONTROLS = (".gitignore", ".ignore", ".rgignore", ".git")
+"""Names whose presence in a folder bears on what ripgrep keeps there (``.git``: its ``info/exclude``);
+a walk notes where they are (:attr:`Walk.controls`), though ``.git`` itself is never listed."""
+_CONTROL_SET = frozenset(IGNORE_CONTROLS)
+
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _HELD_DEPTH = 64
 """Folders deeper than this are reopened from the root (one name at a time) rather than kept open
@@ -51,6 +56,10 @@ class Walk:
     complete: bool = True
     count: int = 0
     """Entries recorded (files, folders and the rest)."""
+    controls: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    """Each folder ("a/b/", the root "") holding any of :data:`IGNORE_CONTROLS`, with their names."""
+    fresh: bool = False
+    """Whether any folder was read anew (not an earlier walk's read of it, unchanged since)."""
 
     def files(self) -> list[str]:
         out: list[str] = []
@@ -64,11 +73,13 @@ def walk(
     recursive: bool,
     bounds: WalkBounds | None = None,
     meanwhile: Callable[[], None] | None = None,
+    on_fresh: Callable[[], None] | None = None,
 ) -> Walk:
     """The entries below the folder (with ``recursive``, the whole tree). The one place the walk
     descends; ``bounds`` stops it going too deep or on too long (the answer then says so);
     ``meanwhile`` is called every :data:`MEANWHILE_EVERY` folders (work that must go on while the
-    walk runs, on its thread)."""
+    walk runs, on its thread); ``on_fresh`` when a folder is read anew (it changed since an earlier
+    walk read it, or none did: the walk will not find what the last one found)."""
     found = Walk()
     try:
         top = sandbox.open_listing(resolved.root, resolved.rel)
@@ -81,7 +92,7 @@ def walk(
     try:
         st = os.fstat(top)
         seen.add((st.st_dev, st.st_ino))
-        stack[0] = (top, prefix, _record(found, _reading(top, st, found), prefix, recursive))
+        stack[0] = (top, prefix, _record(found, _reading(top, st, found, on_fresh), prefix, recursive))
         lstat, is_dir, reads = os.stat, stat.S_ISDIR, _READS.by_folder  # the loop's hot names
         steps = 0
         while stack and found.complete:
@@ -131,7 +142,7 @@ def walk(
                 continue
             seen.add(key)
             try:
-                below = _record(found, _reading(child, st, found), rel, True)
+                below = _record(found, _reading(child, st, found, on_fresh), rel, True)
             except BaseException:
                 os.close(child)
                 raise
@@ -150,10 +161,18 @@ class _Read:
     """One folder's entries as a read found them (names only: the same wherever the folder is), and
     their relative paths under the last path the folder was walked at (built once, not each walk)."""
 
-    __slots__ = ("_view", "files", "rest", "size", "stamp", "subfolders")
+    __slots__ = ("_view", "controls", "files", "rest", "size", "stamp", "subfolders")
 
-    def __init__(self, stamp: tuple[int, int], files: list[str], rest: list[tuple[str, EntryKind | None]]):
+    def __init__(
+        self,
+        stamp: tuple[int, int],
+        files: list[str],
+        rest: list[tuple[str, EntryKind | None]],
+        controls: tuple[str, ...] = (),
+    ):
         self.stamp = stamp
+        self.controls = controls
+        """The folder's :data:`IGNORE_CONTROLS` names (read before the never-listed ones went)."""
         self.files: list[str] | None = files
         """The files' names until a view holds them (then None: :meth:`names`)."""
         self.rest = rest
@@ -217,11 +236,14 @@ class _Reads:
 _READS = _Reads()
 
 
-def _reading(fd: int, st: os.stat_result, found: Walk) -> _Read:
+def _reading(fd: int, st: os.stat_result, found: Walk, on_fresh: Callable[[], None] | None = None) -> _Read:
     """The folder's entries: an earlier read while it has not changed, else a new read."""
     read = _READS.unchanged(st, found)
     if read is not None:
         return read
+    found.fresh = True
+    if on_fresh is not None:
+        on_fresh()
     stamp = (st.st_ctime_ns, st.st_mtime_ns)
     read = _read(fd, stamp, MAX_WALK - found.count)
     if read is None:
@@ -236,6 +258,8 @@ def _record(found: Walk, read: _Read, base: str, recursive: bool) -> list[str]:
     found.count += read.size
     if files:
         found.batches.append((base, files))
+    if read.controls:
+        found.controls.append((base, read.controls))
     found.folders += folders
     found.others.update(others)
     return read.subfolders[::-1] if recursive else []  # popped from the end: walked in order
@@ -267,12 +291,13 @@ def _read(fd: int, stamp: tuple[int, int], budget: int) -> _Read | None:
                     add_rest((entry.name, "other"))
             except OSError:
                 add_rest((entry.name, "other"))
+    controls = _controls(files, rest)
     if not ALWAYS_SKIPPED.isdisjoint(files) or _TEMP_END in "\x00".join(files) + "\x00":
         files = [name for name in files if not _never_listed(name)]
     rest = [(name, kind) for name, kind in rest if not _never_listed(name)]
     if len(files) + len(rest) >= budget:
         return None  # the walk stops in this folder: reaching the bound is stopping there
-    read = _Read(stamp, files, rest)
+    read = _Read(stamp, files, rest, controls)
     if max(stamp) < started - SETTLED_NS:
         st = os.fstat(fd)
         if (st.st_ctime_ns, st.st_mtime_ns) == stamp:  # not changed while it was read
@@ -284,9 +309,12 @@ def _read_cut(fd: int, stamp: tuple[int, int], budget: int) -> _Read:
     """The first ``budget`` listed entries of a folder, in its order (the walk stops after them)."""
     files: list[str] = []
     rest: list[tuple[str, EntryKind | None]] = []
+    controls: list[str] = []
     with os.scandir(fd) as it:
         for entry in it:
             name = entry.name
+            if name in _CONTROL_SET:
+                controls.append(name)
             if _never_listed(name):
                 continue  # (temp names: our in-flight writes; a write or start-up sweeps stale ones)
             try:
@@ -303,7 +331,14 @@ def _read_cut(fd: int, stamp: tuple[int, int], budget: int) -> _Read:
             budget -= 1
             if budget <= 0:
                 break
-    return _Read(stamp, files, rest)
+    return _Read(stamp, files, rest, tuple(controls))
+
+
+def _controls(files: list[str], rest: list[tuple[str, EntryKind | None]]) -> tuple[str, ...]:
+    """The :data:`IGNORE_CONTROLS` names among a folder's entries (a few C-speed scans of its files)."""
+    found = [name for name in IGNORE_CONTROLS if name in files]
+    found += [name for name, _ in rest if name in _CONTROL_SET]
+    return tuple(found)
 
 
 _TEMP_END = sandbox.TEMP_MARK + "\x00"
