@@ -147,6 +147,9 @@ class ScaleOut:
     def runners_key(self, sid: str) -> str:
         return f"{self.prefix}run:{sid}"
 
+    def ids_key(self, sid: str) -> str:
+        return f"{self.prefix}id:{sid}"
+
     def channel(self, sid: str) -> str:
         return f"{self.prefix}ch:{sid}"
 
@@ -212,6 +215,10 @@ class ScaleOut:
 
     # -- session records ----------------------------------------------------------------------
     async def record_session(self, ctx: RequestContext, call_next: CallNext) -> HandlerResult:
+        if isinstance(ctx.request_id, str):
+            connection = lowlevel.connection_of(ctx)
+            if connection is not None and connection.session_id:
+                await self.keep_request_id(connection.session_id, ctx.request_id)
         result = await call_next(ctx)
         if ctx.method != "initialize":
             return result
@@ -228,6 +235,26 @@ class ScaleOut:
         await self.redis.set(self.session_key(sid), json.dumps(record), px=int(SESSION_TTL * 1000))
         self._renewed[sid] = time.monotonic()
         return result
+
+    async def keep_request_id(self, sid: str, request_id: str) -> None:
+        """A string id, as JSON (``{prefix}id:{sid}``), so an orphaned call is answered with the same id
+        ("5" stays a string; the SDK names the request's stream ``str(id)``, which a number shares)."""
+        key = self.ids_key(sid)
+        with contextlib.suppress(Exception):  # without it, an orphaned call is answered by its text
+            await self.redis.hset(key, request_id, json.dumps(request_id))
+            await self.redis.pexpire(key, int(MAX_AGE * 1000))
+
+    async def request_id(self, sid: str, stream_id: str) -> int | str:
+        """The JSON-RPC id of the request a stream is named after, with its JSON type."""
+        kept = await self.redis.hget(self.ids_key(sid), stream_id)
+        if kept is not None:
+            found = json.loads(kept)
+            if isinstance(found, int | str):
+                return found
+        try:
+            return int(stream_id)
+        except ValueError:
+            return stream_id
 
     async def restore(self, sid: str, requestor: AuthorizationContext | None) -> bool:
         async with self._restoring:  # two requests of one session arriving at once rebuild it once
@@ -248,7 +275,9 @@ class ScaleOut:
     async def after_request(self, sid: str, method: Any) -> None:
         if method == "DELETE" and not lowlevel.holds_session(self.server, sid):
             self._renewed.pop(sid, None)
-            await self.redis.delete(self.session_key(sid), self.events_key(sid), self.runners_key(sid))
+            await self.redis.delete(
+                self.session_key(sid), self.events_key(sid), self.runners_key(sid), self.ids_key(sid)
+            )
             await self.redis.publish(f"{self.prefix}ctl", json.dumps({"end": sid, "worker": self.name}))
             return
         now = time.monotonic()
@@ -380,20 +409,12 @@ class RedisEventStore(EventStore):
                 continue
             error = JSONRPCError(
                 jsonrpc="2.0",
-                id=_request_id(stream_id),
+                id=await self.scale.request_id(self.sid, stream_id),
                 error=ErrorData(code=INTERNAL_ERROR, message=ORPHANED),
             )
             event_id = await self.store_event(stream_id, error)
             await send_callback(EventMessage(error, event_id))
             finished = True
-        return stream_id
-
-
-def _request_id(stream_id: str) -> int | str:
-    """The JSON-RPC id a request stream is named after (the SDK names it ``str(id)``)."""
-    try:
-        return int(stream_id)
-    except ValueError:
         return stream_id
 
 
