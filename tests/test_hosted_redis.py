@@ -134,3 +134,18 @@ async def test_an_event_redis_does_not_take_is_still_given_an_id(redis: Service)
     assert await store.store_event("1", note(1)) == "unstored-1"
     assert await store.replay_events_after("unstored-1", lambda _e: anyio.sleep(0)) is None
     await down.redis.aclose()
+
+
+def test_a_worker_with_redis_but_sqlite_warns_at_start(redis: Service, tmp_path):
+    """SQLite is only shared by workers on one machine: --redis without --database says so at start
+    (which hosts the other workers run on is not something a worker can see, so it warns, not refuses)."""
+    from tests.support.hosted import start_hosted
+
+    data = tmp_path / "data"
+    worker = start_hosted(data, "--redis", redis.url, timeout=120)
+    try:
+        log = worker.log_path.read_text()
+    finally:
+        worker.stop()
+    assert "warning: --redis without --database postgresql://" in log, log
+    assert "only workers on this one machine can share" in log
