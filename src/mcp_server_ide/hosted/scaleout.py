@@ -319,11 +319,17 @@ class ScaleOut:
     def _deliver_broadcast(self, told: dict[str, Any]) -> None:
         if told.get("worker") == self.name:
             return
-        kinds = {kind: event for event, kind in _BROADCASTS.items()}
-        made = kinds.get(str(told.get("kind")))
-        if made is None:
+        kind = told.get("kind")
+        if kind == "updated":
+            event: ServerEvent = ResourceUpdated(uri=str(told.get("uri")))
+        elif kind == "tools":
+            event = ToolsListChanged()
+        elif kind == "resources":
+            event = ResourcesListChanged()
+        elif kind == "prompts":
+            event = PromptsListChanged()
+        else:
             return
-        event = ResourceUpdated(uri=str(told.get("uri"))) if made is ResourceUpdated else made()
         registry = clients(self.server)
         registry.broadcast(event, sessions=registry.connected())  # the given sessions: not relayed again
 
