@@ -1,17 +1,18 @@
 """Benchmark of hosted scale-out: throughput of a mixed read/search/write load with two workers
 against one, behind the same HAProxy, with PostgreSQL and Redis (tests/support/services.py).
 
-One data folder, one project of ``--files`` small source files. Two ``mcp-server-ide hosted``
-workers (``--database`` PostgreSQL, ``--redis``), and two HAProxy fronts: one round-robin over both
-workers, one with the first worker only. The load: ``--sessions`` Streamable HTTP sessions, each a
-loop of tool calls (``tools/call`` over ``POST /p/X/mcp``): 50% ``project_fs_read``, 30%
+One data folder, ``--projects`` projects of ``--files`` small source files each. Two
+``mcp-server-ide hosted`` workers (``--database`` PostgreSQL, ``--redis``), and two HAProxy fronts
+with the project affinity of deploy/scaleout.sh (the project id hashed): one over both workers, one
+with the first worker only; the projects' split over the two workers is printed. The load:
+``--sessions`` Streamable HTTP sessions per project, each a loop of tool calls (``tools/call`` over ``POST /p/X/mcp``): 50% ``project_fs_read``, 30%
 ``search_in_files_content``, 20% ``project_fs_write`` (each session its own file), every answer
 checked. Rounds alternate one worker / two workers (``--rounds`` of ``--seconds`` each), so that
 the noise of a shared machine falls on both alike. Printed per round: calls/s, errors, and the CPU
 the load generator itself used (user + system, as a share of one core), the workers' CPU, and the
 load average; then the median ratio of two workers to one.
 
-Run: ``python bench/bench_scaleout.py [--sessions 16] [--seconds 20] [--rounds 3]`` (~3 min).
+Run: ``python bench/bench_scaleout.py [--projects 8] [--sessions 2] [--seconds 20] [--rounds 3]`` (~3 min).
 """
 
 from __future__ import annotations
@@ -109,16 +110,19 @@ class Session:
             times.setdefault(kind, []).append(time.perf_counter() - started)
 
 
-async def run_round(url: str, token: str, sessions: int, seconds: float, files: int) -> dict[str, float]:
+async def run_round(
+    urls: list[str], token: str, sessions: int, seconds: float, files: int
+) -> dict[str, float]:
     import httpx
 
-    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    total = sessions * len(urls)
+    limits = httpx.Limits(max_connections=total, max_keepalive_connections=total)
     async with httpx.AsyncClient(
         headers={"Authorization": f"Bearer {token}"}, timeout=120, limits=limits
     ) as http:
-        group = [Session(http, url, n) for n in range(sessions)]
+        group = [Session(http, urls[n % len(urls)], n) for n in range(total)]
         await asyncio.gather(*(s.open() for s in group))
-        for _ in range(2):  # warm-up: every worker has served (and rebuilt) every session
+        for _ in range(2):  # warm-up
             await asyncio.gather(*(s.one(files) for s in group))
         done = errors = 0
         times: dict[str, list[float]] = {}
@@ -137,7 +141,7 @@ async def run_round(url: str, token: str, sessions: int, seconds: float, files: 
         await asyncio.gather(*(loop(s) for s in group))
         cpu1, wall1 = own_cpu(), time.monotonic()
         for s in group:
-            await http.delete(url, headers=s.headers)
+            await http.delete(s.url, headers=s.headers)
     return {
         "calls_per_s": done / (wall1 - wall0),
         "errors": errors,
@@ -153,7 +157,8 @@ def main() -> int:
     from tests.support.services import start_haproxy, start_postgres, start_redis
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sessions", type=int, default=16, help="concurrent sessions (default 16)")
+    parser.add_argument("--projects", type=int, default=8, help="projects (default 8)")
+    parser.add_argument("--sessions", type=int, default=2, help="concurrent sessions per project (default 2)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each round (default 20)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each setup (default 3)")
     parser.add_argument("--files", type=int, default=200, help="source files in the project (default 200)")
@@ -169,14 +174,17 @@ def main() -> int:
         for argv in (("user", "add", "alice"),):
             assert hosted_cli(data, *argv, *db).returncode == 0
         token = hosted_cli(data, "token", "create", "alice", *db).stdout.strip()
-        made = hosted_cli(data, "project", "create", "alice", "bench", *db)
-        project = json.loads(made.stdout)["id"]
-        src = data / "projects" / project / "src"
-        src.mkdir(parents=True)
-        for i in range(args.files):
-            (src / f"m{i}.py").write_text(
-                f'"""Module {i}."""\n\nvalue_{i} = {i}\n\n\ndef f_{i}(x):\n    return x + value_{i}\n' * 5
-            )
+        projects = []
+        for n in range(args.projects):
+            made = hosted_cli(data, "project", "create", "alice", f"bench{n}", *db)
+            project = json.loads(made.stdout)["id"]
+            projects.append(project)
+            src = data / "projects" / project / "src"
+            src.mkdir(parents=True)
+            for i in range(args.files):
+                (src / f"m{i}.py").write_text(
+                    f'"""Module {i}."""\n\nvalue_{i} = {i}\n\n\ndef f_{i}(x):\n    return x + value_{i}\n' * 5
+                )
         fronts = [free_port(), free_port()]
         extra = [a for port in fronts for a in ("--allowed-host", f"127.0.0.1:{port}")]
         for _ in range(2):
@@ -186,14 +194,21 @@ def main() -> int:
         two = start_haproxy({"w0": ports[0], "w1": ports[1]}, port=fronts[1])
         parts += [one, two]
         setups = {"1 worker": one.url, "2 workers": two.url}
-        print(f"machine: {os.cpu_count()} cores; {args.sessions} sessions; rounds of {args.seconds:.0f} s")
+        import httpx
+
+        split = [httpx.get(f"{two.url}/p/{p}/mcp/tools").headers["x-mcp-ide-worker"] for p in projects]
+        counts = sorted(split.count(w) for w in set(split))
+        print(
+            f"machine: {os.cpu_count()} cores; {args.projects} projects x {args.sessions} sessions; "
+            f"rounds of {args.seconds:.0f} s; projects per worker with two: {counts}"
+        )
         results: dict[str, list[dict[str, float]]] = {name: [] for name in setups}
         for round_no in range(args.rounds):
             for name, front in setups.items():
-                url = f"{front}/p/{project}/mcp"
+                urls = [f"{front}/p/{p}/mcp" for p in projects]
                 load0 = os.getloadavg()[0]
                 workers_cpu0 = [cpu_seconds(w.process.pid) for w in workers]
-                got = asyncio.run(run_round(url, token, args.sessions, args.seconds, args.files))
+                got = asyncio.run(run_round(urls, token, args.sessions, args.seconds, args.files))
                 workers_cpu = [
                     (cpu_seconds(w.process.pid) - c) / got["wall"]
                     for w, c in zip(workers, workers_cpu0, strict=True)

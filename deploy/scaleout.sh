@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The hosted service with several workers on one machine: PostgreSQL, Redis, N workers and HAProxy.
+# The hosted service with several workers on one machine: PostgreSQL, Redis, N workers and HAProxy
+# (each project's requests go to one worker, chosen by hashing the project id; see the README).
 #
 #   deploy/scaleout.sh DATA [WORKERS]
 #
@@ -109,7 +110,11 @@ frontend mcp
     bind $HOST:$PORT
     default_backend workers
 backend workers
-    balance roundrobin
+    # Project affinity: the project part of /p/{project}/... is hashed, so all of a project's requests
+    # (its terminals, jobs, language servers, a session's server-to-client requests) reach one worker
+    # while it is up; when it is down, consistent hashing moves that project (only) to another worker.
+    balance hash path,field(3,/)
+    hash-type consistent
     option httpchk GET /healthz
     http-check expect status 200
     retry-on conn-failure

@@ -109,6 +109,23 @@ async def test_a_resumed_stream_of_a_request_whose_worker_stopped_ends_with_an_e
     await resumer.redis.aclose()
 
 
+async def test_an_orphaned_call_is_answered_with_its_ids_json_type(redis: Service):
+    """A request whose id is the string "5" (its stream is named "5", as a numeric 5's would be) is
+    answered with the string, and a numeric id with the number."""
+    gone, resumer = worker(redis, "gone"), worker(redis, "resumer")
+    resumer.prefix = gone.prefix
+    await gone.keep_request_id("s", "5")
+    at_gone = scaleout.RedisEventStore(gone, "s")
+    text = await at_gone.store_event("5", None)
+    number = await scaleout.RedisEventStore(gone, "n").store_event("5", None)
+    _, messages = await replay(scaleout.RedisEventStore(resumer, "s"), text)
+    assert isinstance(messages[-1], JSONRPCError) and messages[-1].id == "5"
+    _, messages = await replay(scaleout.RedisEventStore(resumer, "n"), number)
+    assert isinstance(messages[-1], JSONRPCError) and messages[-1].id == 5
+    await gone.redis.aclose()
+    await resumer.redis.aclose()
+
+
 async def test_an_event_redis_does_not_take_is_still_given_an_id(redis: Service):
     from tests.support.net import free_port
 
@@ -117,3 +134,18 @@ async def test_an_event_redis_does_not_take_is_still_given_an_id(redis: Service)
     assert await store.store_event("1", note(1)) == "unstored-1"
     assert await store.replay_events_after("unstored-1", lambda _e: anyio.sleep(0)) is None
     await down.redis.aclose()
+
+
+def test_a_worker_with_redis_but_sqlite_warns_at_start(redis: Service, tmp_path):
+    """SQLite is only shared by workers on one machine: --redis without --database says so at start
+    (which hosts the other workers run on is not something a worker can see, so it warns, not refuses)."""
+    from tests.support.hosted import start_hosted
+
+    data = tmp_path / "data"
+    worker = start_hosted(data, "--redis", redis.url, timeout=120)
+    try:
+        log = worker.log_path.read_text()
+    finally:
+        worker.stop()
+    assert "warning: --redis without --database postgresql://" in log, log
+    assert "only workers on this one machine can share" in log

@@ -1,10 +1,13 @@
-"""Scale-out: two ``mcp-server-ide hosted`` workers behind HAProxy (round-robin, health checks on
-``/healthz``), users and projects in PostgreSQL, sessions and their event streams in Redis, one shared
-data folder; every part a real process from Debian's packages on loopback (tests/support/services.py).
+"""Scale-out: two ``mcp-server-ide hosted`` workers behind HAProxy (project affinity: the project id in
+``/p/{project}/…`` is hashed, consistent hashing; health checks on ``/healthz``), users and projects in
+PostgreSQL, sessions and their event streams in Redis, one shared data folder; every part a real process
+from Debian's packages on loopback (tests/support/services.py).
 
-A client session (the SDK's Streamable HTTP client) is served by both workers in turn; killing
-(SIGKILL) the worker running its call ends that call with an error the other worker sends on the
-resumed stream (``Last-Event-ID``), and the session's next calls are served by the surviving worker.
+Projects spread over both workers, and each project's requests reach one worker: two client sessions of
+one project share its jobs, and a server-to-client request (elicitation) is answered on the worker that
+asked. Killing (SIGKILL) the project's worker while it runs a call ends that call with an error the
+other worker sends on the resumed stream (``Last-Event-ID``), and the session's next calls are served by
+the surviving worker.
 Each worker names itself on every answer (``x-mcp-ide-worker``), which is how the test sees who
 served what.
 
@@ -13,6 +16,7 @@ Marker ``scaleout`` (own README command; ~1-2 min: PostgreSQL, Redis, HAProxy an
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -104,14 +108,76 @@ def _wait_until(check: Any, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_the_proxy_spreads_requests_over_both_workers(cluster: Cluster):
-    seen = set()
+def test_projects_spread_over_both_workers_and_each_stays_on_one(cluster: Cluster):
+    """The balancer does not know which projects exist: ids it has never seen are hashed the same way
+    (the worker answers "no such project" and names itself)."""
+    import secrets
+
+    where: dict[str, str] = {}
     with httpx.Client(timeout=60) as http:
-        for _ in range(6):
-            r = http.get(cluster.proxy.url + "/healthz")
-            assert r.status_code == 200
-            seen.add(r.headers[WORKER])
-    assert len(seen) == 2
+        for _ in range(32):
+            project = secrets.token_hex(10)
+            seen = {http.get(f"{cluster.proxy.url}/p/{project}/mcp/tools").headers[WORKER] for _ in range(3)}
+            assert len(seen) == 1, (project, seen)  # one project, one worker
+            where[project] = seen.pop()
+    assert len(set(where.values())) == 2, where
+
+
+def _text(result: Any) -> str:
+    return "".join(getattr(b, "text", "") for b in result.content)
+
+
+async def test_two_sessions_of_one_project_share_its_jobs_and_elicitation_is_answered(cluster: Cluster):
+    """A job one session starts is listed and read by another session of the project (jobs live in the
+    worker running them); overwriting a file the session never read asks the person (elicitation), and
+    the client's answer, a separate POST, reaches the worker that asked."""
+    import mcp_types
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    served: set[str] = set()
+
+    async def note(response: Any) -> None:
+        served.add(response.headers.get(WORKER, ""))
+
+    def http() -> httpx.AsyncClient:
+        client = create_mcp_http_client(headers={"Authorization": f"Bearer {cluster.token}"})
+        client.event_hooks["response"].append(note)
+        return client
+
+    asked: list[str] = []
+
+    async def yes(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"confirm": True})
+
+    with anyio.fail_after(180):
+        async with (
+            Client(streamable_http_client(cluster.url(), http_client=http()), mode="legacy") as first,
+            Client(
+                streamable_http_client(cluster.url(), http_client=http()),
+                mode="legacy",
+                elicitation_callback=yes,
+            ) as second,
+        ):
+            started = await first.call_tool("start_job", {"command": "echo shared-job-output; sleep 30"})
+            assert not started.is_error, started
+            job = json.loads(_text(started))["jobId"]
+            for _ in range(4):  # round-robin would have sent some of these to the other worker
+                listed = await second.call_tool("list_jobs", {})
+                assert job in _text(listed), listed
+            output = await second.call_tool("get_job_output", {"jobId": job, "untilPattern": "shared-job"})
+            assert "shared-job-output" in _text(output), output
+            assert not (await second.call_tool("cancel_job", {"jobId": job})).is_error
+
+            written = await first.call_tool("project_fs_write", {"path": "asked.txt", "content": "one\n"})
+            assert not written.is_error, written
+            again = await second.call_tool("project_fs_write", {"path": "asked.txt", "content": "two\n"})
+            assert not again.is_error, again
+            assert asked and "asked.txt" in asked[0]
+    assert (cluster.data / "projects" / cluster.project / "asked.txt").read_text() == "two\n"
+    assert len(served - {""}) == 1, served  # one project: one worker
 
 
 def _sse_messages(text: str) -> list[dict[str, Any]]:
@@ -188,6 +254,75 @@ async def test_a_notification_sent_on_one_worker_reaches_the_get_stream_held_by_
         await http.delete(one, headers=session)
 
 
+async def test_a_broadcast_on_one_worker_reaches_sessions_on_the_other(cluster: Cluster):
+    """Session S lives on worker 1 only (its GET stream there), session T on worker 2 only. T subscribes
+    to a file, so worker 2 follows the project's changes, and creates a file: worker 2 broadcasts
+    ``resources/list_changed`` to its clients and over Redis, and worker 1 tells S."""
+    from tests.support.net import ACCEPT, initialize
+
+    one, two = (f"{w.url}/p/{cluster.project}/mcp" for w in cluster.workers)
+    auth = {"Authorization": f"Bearer {cluster.token}"}
+    version = "2025-11-25"
+    uri = (cluster.data.resolve() / "projects" / cluster.project / "watched-bc.txt").as_uri()
+    got: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(timeout=60, headers=auth) as http:
+
+        async def open_session(url: str) -> dict[str, str]:
+            r = await http.post(url, json=initialize(version, id=1), headers={"Accept": ACCEPT})
+            assert r.status_code == 200, r.text
+            headers = {
+                "Accept": ACCEPT,
+                "mcp-session-id": r.headers["mcp-session-id"],
+                "mcp-protocol-version": version,
+            }
+            done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert (await http.post(url, json=done, headers=headers)).status_code == 202
+            return headers
+
+        s, t = await open_session(one), await open_session(two)
+
+        def announced() -> bool:
+            return any(m.get("method") == "notifications/resources/list_changed" for m in got)
+
+        async def listen(ready: anyio.Event) -> None:
+            async with http.stream("GET", one, headers={**s, "Accept": "text/event-stream"}) as stream:
+                assert stream.status_code == 200
+                ready.set()
+                async for line in stream.aiter_lines():
+                    if line.startswith("data:") and line[5:].strip():
+                        got.append(json.loads(line[5:]))
+
+        async with anyio.create_task_group() as tg:
+            ready = anyio.Event()
+            tg.start_soon(listen, ready)
+            with anyio.fail_after(30):
+                await ready.wait()
+            # A request after the GET stream opened: worker 1 now counts S among its clients.
+            r = await http.post(one, json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers=s)
+            assert r.status_code == 200, r.text
+            subscribe = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}}
+            r = await http.post(two, json=subscribe, headers=t)
+            assert r.status_code == 200 and "error" not in _sse_messages(r.text)[-1], r.text
+            # resources/list_changed is debounced (one a second, the others dropped): an earlier test's
+            # change may hide one new file, so new files are made until one is announced.
+            with anyio.fail_after(90):
+                for n in itertools.count():
+                    name = f"bc-{os.getpid()}-{n}.txt"
+                    call = {"name": "project_fs_write", "arguments": {"path": name, "content": "x\n"}}
+                    ask = {"jsonrpc": "2.0", "id": 3 + n, "method": "tools/call", "params": call}
+                    r = await http.post(two, json=ask, headers=t)
+                    assert r.status_code == 200, r.text
+                    assert not _sse_messages(r.text)[-1]["result"].get("isError"), r.text
+                    with anyio.move_on_after(3):
+                        while not announced():
+                            await anyio.sleep(0.1)
+                    if announced():
+                        break
+            tg.cancel_scope.cancel()
+        await http.delete(one, headers=s)
+        await http.delete(two, headers=t)
+
+
 async def test_a_session_survives_killing_the_worker_running_its_call(cluster: Cluster):
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -215,8 +350,8 @@ async def test_a_session_survives_killing_the_worker_running_its_call(cluster: C
         for _ in range(3):
             read = await client.call_tool("project_fs_read", {"path": "kept.txt"})
             assert "kept" in "".join(getattr(b, "text", "") for b in read.content)
-        both = {worker for method, _, worker, status in served if method == "POST" and status == 200}
-        assert len(both) == 2, served  # round-robin: both workers served this one session
+        one = {worker for method, _, worker, status in served if method == "POST" and status == 200}
+        assert len(one) == 1, served  # project affinity: one worker serves this project
 
         outcome: dict[str, Any] = {}
         before = len(served)

@@ -210,7 +210,9 @@ def start_redis() -> Service:
 
 
 def haproxy_config(port: int, backends: dict[str, int], stats_socket: Path | None = None) -> str:
-    """Round-robin over ``backends`` (name -> loopback port), each checked on ``GET /healthz``."""
+    """``backends`` (name -> loopback port), each checked on ``GET /healthz``, with project affinity as
+    deploy/scaleout.sh has it: the project part of ``/p/{project}/…`` is hashed (consistent hashing),
+    so a project's requests reach one worker while it is up, and another once it is down."""
     servers = "\n".join(
         f"    server {name} 127.0.0.1:{p} check inter 500ms fall 2 rise 2" for name, p in backends.items()
     )
@@ -233,7 +235,8 @@ frontend mcp
     default_backend workers
 
 backend workers
-    balance roundrobin
+    balance hash path,field(3,/)
+    hash-type consistent
     option httpchk GET /healthz
     http-check expect status 200
     retry-on conn-failure

@@ -34,11 +34,19 @@ record in Redis from which any worker rebuilds it:
   request that needs a session record then gets 503, and an event Redis does not take is still
   delivered live (only its replay is lost).
 
-Not shared (each worker's copy keeps its own): what a session sets with a request (``logging/setLevel``,
-resource subscriptions, roots) applies on the worker that served it; a server-to-client request
-(sampling, elicitation, ``roots/list``) must be answered on the worker that asked, so a balancer that
-splits one session's requests may make those fail; open terminals, jobs and language servers live in
-the worker that started them. A resumed GET stream can miss a standalone message sent in the instant
+- **Broadcasts** (``tools/list_changed``, ``resources/list_changed``: :class:`~..surface.clients.Clients`
+  ``relay``) are published on ``{prefix}bc``; every other worker tells its own clients.
+
+What runs stays in one worker: a project's terminals, jobs, language servers and debugging sessions;
+what a session sets with a request (``logging/setLevel``, resource subscriptions, roots), kept by its
+copy on the worker that served it; and a server-to-client request (sampling, elicitation,
+``roots/list``), whose answer must reach the worker that asked. Hence **project affinity** at the
+balancer (deploy/scaleout.sh: HAProxy hashes the project id of ``/p/{project}/…``, consistent
+hashing): every request of a project, from any session, reaches one worker while it is up. When it
+stops, its projects (only) move to other workers, where their sessions are rebuilt from their
+records; its jobs, terminals, language servers and debugging sessions end with it, and the sessions'
+per-worker settings start again from their defaults. A session held by two workers at once may be
+told of a broadcast twice; a resumed GET stream can miss a standalone message sent in the instant
 between its replay and its taking over.
 """
 
@@ -62,6 +70,13 @@ from mcp.server.streamable_http import (
     EventStore,
     StreamId,
 )
+from mcp.shared.subscriptions import (
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
 from mcp_types import (
     INTERNAL_ERROR,
     ErrorData,
@@ -73,6 +88,7 @@ from mcp_types import (
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..surface import lowlevel
+from ..surface.clients import clients
 from . import responses
 
 if TYPE_CHECKING:
@@ -147,8 +163,15 @@ class ScaleOut:
     def runners_key(self, sid: str) -> str:
         return f"{self.prefix}run:{sid}"
 
+    def ids_key(self, sid: str) -> str:
+        return f"{self.prefix}id:{sid}"
+
     def channel(self, sid: str) -> str:
         return f"{self.prefix}ch:{sid}"
+
+    @property
+    def broadcasts(self) -> str:
+        return f"{self.prefix}bc"
 
     def worker_key(self, name: str) -> str:
         return f"{self.prefix}w:{name}"
@@ -159,6 +182,7 @@ class ScaleOut:
         lowlevel.session_event_stores_by_id(self.server, lambda sid: RedisEventStore(self, sid))
         lowlevel.serve_unknown_sessions(self.server, self.restore, self.after_request)
         self.server.middleware.append(self.record_session)
+        clients(self.server).relay = self.publish_broadcast
 
     def wrap(self, app: ASGIApp) -> ASGIApp:
         """Name this worker on every HTTP answer (``x-mcp-ide-worker``), for operators and tests."""
@@ -212,6 +236,10 @@ class ScaleOut:
 
     # -- session records ----------------------------------------------------------------------
     async def record_session(self, ctx: RequestContext, call_next: CallNext) -> HandlerResult:
+        if isinstance(ctx.request_id, str):
+            connection = lowlevel.connection_of(ctx)
+            if connection is not None and connection.session_id:
+                await self.keep_request_id(connection.session_id, ctx.request_id)
         result = await call_next(ctx)
         if ctx.method != "initialize":
             return result
@@ -228,6 +256,26 @@ class ScaleOut:
         await self.redis.set(self.session_key(sid), json.dumps(record), px=int(SESSION_TTL * 1000))
         self._renewed[sid] = time.monotonic()
         return result
+
+    async def keep_request_id(self, sid: str, request_id: str) -> None:
+        """A string id, as JSON (``{prefix}id:{sid}``), so an orphaned call is answered with the same id
+        ("5" stays a string; the SDK names the request's stream ``str(id)``, which a number shares)."""
+        key = self.ids_key(sid)
+        with contextlib.suppress(Exception):  # without it, an orphaned call is answered by its text
+            await self.redis.hset(key, request_id, json.dumps(request_id))
+            await self.redis.pexpire(key, int(MAX_AGE * 1000))
+
+    async def request_id(self, sid: str, stream_id: str) -> int | str:
+        """The JSON-RPC id of the request a stream is named after, with its JSON type."""
+        kept = await self.redis.hget(self.ids_key(sid), stream_id)
+        if kept is not None:
+            found = json.loads(kept)
+            if isinstance(found, int | str):
+                return found
+        try:
+            return int(stream_id)
+        except ValueError:
+            return stream_id
 
     async def restore(self, sid: str, requestor: AuthorizationContext | None) -> bool:
         async with self._restoring:  # two requests of one session arriving at once rebuild it once
@@ -248,13 +296,42 @@ class ScaleOut:
     async def after_request(self, sid: str, method: Any) -> None:
         if method == "DELETE" and not lowlevel.holds_session(self.server, sid):
             self._renewed.pop(sid, None)
-            await self.redis.delete(self.session_key(sid), self.events_key(sid), self.runners_key(sid))
+            await self.redis.delete(
+                self.session_key(sid), self.events_key(sid), self.runners_key(sid), self.ids_key(sid)
+            )
             await self.redis.publish(f"{self.prefix}ctl", json.dumps({"end": sid, "worker": self.name}))
             return
         now = time.monotonic()
         if now - self._renewed.get(sid, 0.0) >= RENEW_EVERY and lowlevel.holds_session(self.server, sid):
             self._renewed[sid] = now
             await self.redis.pexpire(self.session_key(sid), int(SESSION_TTL * 1000))
+
+    # -- broadcasts (tools/list_changed, resources/list_changed, ...) ---------------------------
+    async def publish_broadcast(self, event: ServerEvent) -> None:
+        """Tell the other workers of a change every client is told of (their clients are told too)."""
+        kind = _BROADCASTS.get(type(event))
+        if kind is not None:
+            uri = event.uri if isinstance(event, ResourceUpdated) else None
+            await self.redis.publish(
+                self.broadcasts, json.dumps({"kind": kind, "uri": uri, "worker": self.name})
+            )
+
+    def _deliver_broadcast(self, told: dict[str, Any]) -> None:
+        if told.get("worker") == self.name:
+            return
+        kind = told.get("kind")
+        if kind == "updated":
+            event: ServerEvent = ResourceUpdated(uri=str(told.get("uri")))
+        elif kind == "tools":
+            event = ToolsListChanged()
+        elif kind == "resources":
+            event = ResourcesListChanged()
+        elif kind == "prompts":
+            event = PromptsListChanged()
+        else:
+            return
+        registry = clients(self.server)
+        registry.broadcast(event, sessions=registry.connected())  # the given sessions: not relayed again
 
     # -- events -------------------------------------------------------------------------------
     async def add_event(self, sid: str, stream_id: str, data: bytes) -> str:
@@ -300,7 +377,7 @@ class ScaleOut:
         channels = f"{self.prefix}ch:"
         try:
             await pubsub.psubscribe(channels + "*")
-            await pubsub.subscribe(f"{self.prefix}ctl")
+            await pubsub.subscribe(f"{self.prefix}ctl", self.broadcasts)
             async for message in pubsub.listen():
                 channel = message["channel"].decode()
                 if message["type"] == "pmessage" and channel.startswith(channels):
@@ -309,6 +386,8 @@ class ScaleOut:
                         await lowlevel.deliver_to_stream(
                             self.server, channel[len(channels) :], stream_id, data.encode(), event_id
                         )
+                elif message["type"] == "message" and channel == self.broadcasts:
+                    self._deliver_broadcast(json.loads(message["data"]))
                 elif message["type"] == "message":
                     ended = json.loads(message["data"])
                     if ended.get("worker") != self.name:
@@ -316,6 +395,14 @@ class ScaleOut:
         finally:
             with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
                 await pubsub.aclose()
+
+
+_BROADCASTS: dict[type[ServerEvent], str] = {
+    ToolsListChanged: "tools",
+    ResourcesListChanged: "resources",
+    PromptsListChanged: "prompts",
+    ResourceUpdated: "updated",
+}
 
 
 class RedisEventStore(EventStore):
@@ -380,20 +467,12 @@ class RedisEventStore(EventStore):
                 continue
             error = JSONRPCError(
                 jsonrpc="2.0",
-                id=_request_id(stream_id),
+                id=await self.scale.request_id(self.sid, stream_id),
                 error=ErrorData(code=INTERNAL_ERROR, message=ORPHANED),
             )
             event_id = await self.store_event(stream_id, error)
             await send_callback(EventMessage(error, event_id))
             finished = True
-        return stream_id
-
-
-def _request_id(stream_id: str) -> int | str:
-    """The JSON-RPC id a request stream is named after (the SDK names it ``str(id)``)."""
-    try:
-        return int(stream_id)
-    except ValueError:
         return stream_id
 
 

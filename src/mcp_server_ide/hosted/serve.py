@@ -18,6 +18,13 @@ from urllib.parse import urlsplit
 OWNER_TOOLS = "mcp_server_ide.hosted.owner_tools"
 
 
+SQLITE_WITH_REDIS = (
+    "mcp-server-ide: warning: --redis without --database postgresql://…: users, tokens and projects "
+    "stay in SQLite ({store}), which only workers on this one machine can share (SQLite over a network "
+    "volume corrupts); for workers on several machines, give them all --database postgresql://…"
+)
+
+
 def open_store(data: Path, database: str | None):  # -> SqlStore
     from .sqlstore import SqlStore, sqlite_url
 
@@ -73,6 +80,7 @@ async def _serve(args: argparse.Namespace) -> None:
     from .observe import Observer
     from .projects import HostedProjects
     from .sandbox import SandboxSettings
+    from .sqlstore import sqlite_url
 
     data = Path(args.data).resolve()
     store = open_store(data, args.database)
@@ -102,6 +110,9 @@ async def _serve(args: argparse.Namespace) -> None:
     verifier, resources, oauth_app = oauth_setup(args, store, base)
     app = HostedApp(doors, projects, verifier, observer, resources, oauth_app, embedded=not args.issuer)
     scale = None
+    if args.redis and not (args.database or "").startswith(("postgresql:", "postgres:")):
+        store_url = args.database or sqlite_url(data)
+        print(SQLITE_WITH_REDIS.format(store=store_url), file=sys.stderr, flush=True)
     if args.redis:
         from .scaleout import ScaleOut
 

@@ -50,6 +50,8 @@ class Clients:
         self._recent: dict[str, float] = {}
         self._on_close: list[Callable[[int], None]] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self.relay: Callable[[ServerEvent], Awaitable[None]] | None = None
+        """Also given every broadcast to everyone (scale-out: tells the other workers' clients)."""
 
     # -- who is connected ------------------------------------------------------------------
     def note(self, ctx: AnyContext) -> None:
@@ -122,8 +124,14 @@ class Clients:
                     return
                 self._recent[key] = now
         targets = self.connected() if sessions is None else sessions
+        relay = self.relay if sessions is None else None
 
         async def send() -> None:
+            if relay is not None:
+                try:
+                    await relay(event)
+                except Exception:
+                    log.warning("could not tell the other workers of a change", exc_info=True)
             for session in targets:
                 try:
                     await _send_one(session, event)
