@@ -5,13 +5,11 @@ closed once idle (the server's processes are gone, the open-projects gauge drops
 call reopens it and answers as before; a project with a running job is kept (its job still
 answers); past ``--max-open-projects`` the least recently used idle project is closed.
 
-Processes are found by the project's folder (unique to this test) in their command line: the
-sandbox (bubblewrap) of each of its processes names it.
+Processes are found by the project's folder (unique to this test) in their command line.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.hosted import HostedService, start_hosted
+from tests.support.hosted import HostedService, processes_naming, start_hosted
 
 MAIN = "from app.util import helper\n\n\ndef run() -> int:\n    return helper(2)\n"
 UTIL = "def helper(x: int) -> int:\n    return x * 2\n"
@@ -59,22 +57,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostedService]
         service.stop()
 
 
-def processes_of(folder: Path) -> list[int]:
-    """Live processes whose command line names ``folder`` (this test's own, unique path)."""
-    marker = str(folder).encode()
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if marker in cmdline:
-            found.append(int(name))
-    return found
-
-
 def open_projects(service: HostedService) -> float:
     for line in httpx.get(service.url + "/metrics", timeout=60).text.splitlines():
         if line.startswith("mcp_ide_open_projects "):
@@ -103,8 +85,8 @@ def test_an_idle_project_is_closed_with_its_language_server_and_reopened_on_the_
     with httpx.Client(headers=service.auth("I"), timeout=300) as http:
         first = definition(http, service)
         assert first.status_code == 200 and "util.py" in first.text, first.text
-        assert processes_of(folder), "the language server runs in the project's sandbox"
-        assert until(lambda: not processes_of(folder)), "the idle project's processes were not ended"
+        assert processes_naming(folder), "the language server runs in the project's sandbox"
+        assert until(lambda: not processes_naming(folder)), "the idle project's processes were not ended"
         again = definition(http, service)
         assert again.status_code == 200 and again.json() == first.json(), again.text
 
