@@ -41,7 +41,6 @@ errors: list[str] = []
 error_count = {"n": 0}
 writes: dict[str, str] = {}
 """``project/path`` -> the content its last write left."""
-commands = {"n": 0}
 
 
 class CallFailed(Exception):
@@ -286,7 +285,6 @@ class ToolClient(User):
             self._wrote(path, content)
 
     def command(self) -> None:
-        commands["n"] += 1
         self.call("run_command_on_background", {"command": "ls src | wc -l; echo done", "timeout": 60000})
 
     def _wrote(self, path: str, content: str) -> None:
