@@ -63,7 +63,7 @@ def serve_parser() -> argparse.ArgumentParser:
         default=600.0,
         metavar="SECONDS",
         help="close a project's engines (language servers, watchers) after this long unused, "
-        "unless it runs a job, terminal or debug session; the next request reopens it (0 = never; default 600)",
+        "unless a job, a terminal's command or a debug session runs; the next request reopens it (0 = never; default 600)",
     )
     p.add_argument(
         "--max-open-projects",

@@ -8,11 +8,11 @@ sees another project. Deleting a project closes its workspace (jobs, terminals, 
 and removes its folder.
 
 Idle projects are evicted: a workspace no request has used for ``idle_evict`` seconds, with no
-request in flight and no live job, terminal or debug session, is closed (its language servers,
-watchers and caches released); past ``max_open`` open workspaces the least recently used such one
-is closed at once. The next request opens it again; what a project keeps (its files, journal,
-editor state) is on disk. A project holding live work stays open (its language servers still stop
-when idle, ``MCP_IDE_LSP_IDLE``).
+request in flight, no running job, no terminal running a command and no live debug session, is
+closed: its language servers, watchers, caches and idle terminals' shells are released. Past
+``max_open`` open workspaces, the least recently used such one is closed at once. The next request
+opens it again; what a project keeps (its files, journal, editor state) is on disk. A project
+holding work stays open (its language servers still stop when idle, ``MCP_IDE_LSP_IDLE``).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ class HostedProjects:
                     self._used[project_id] = time.monotonic()
 
     def evict_idle(self, now: float | None = None) -> list[str]:
-        """Close the workspaces idle for ``idle_evict`` seconds (none in flight, no live work); their ids."""
+        """Close the workspaces idle for ``idle_evict`` seconds (none in flight, holding no work); their ids."""
         now = time.monotonic() if now is None else now
         with self._lock:
             idle = [
@@ -261,8 +261,8 @@ class HostedProjects:
 
 
 def _holds_work(ws: Workspace) -> bool:
-    """Whether a workspace has a running job, a live terminal or a live debug session (services with
-    a ``list()`` of items that are ``running``, ``alive`` or ``live``)."""
+    """Whether a workspace has a running job, a terminal running a command or a live debug session
+    (services with a ``list()`` of items that are ``running``, ``busy`` or ``live``)."""
     for svc in ws.services():
         listing = getattr(svc, "list", None)
         if not callable(listing):
@@ -274,7 +274,7 @@ def _holds_work(ws: Workspace) -> bool:
         if not isinstance(items, list):
             continue
         for item in items:
-            if any(getattr(item, flag, False) is True for flag in ("running", "alive", "live")):
+            if any(getattr(item, flag, False) is True for flag in ("running", "busy", "live")):
                 return True
     return False
 
