@@ -109,14 +109,16 @@ def read_back(url: str, users: list[dict[str, Any]], writes: dict[str, str]) -> 
     import httpx
 
     token_of = {p["id"]: u["token"] for u in users for p in u["projects"]}
+    http = httpx.Client(
+        timeout=120, limits=httpx.Limits(max_connections=8)
+    )  # one client: kept-alive connections
 
     def check(key: str) -> str | None:
         project, path = key.split("/", 1)
-        r = httpx.post(
+        r = http.post(
             f"{url}/p/{project}/mcp/project_fs_read",
             json={"path": path},
             headers={"Authorization": f"Bearer {token_of[project]}"},
-            timeout=120,
         )
         if r.status_code != 200 or r.json().get("error") is not None:
             return f"{key}: HTTP {r.status_code} {r.text[:200]}"
@@ -124,7 +126,7 @@ def read_back(url: str, users: list[dict[str, Any]], writes: dict[str, str]) -> 
             return f"{key}: its content is not what the last write left"
         return None
 
-    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+    with http, concurrent.futures.ThreadPoolExecutor(8) as pool:
         problems = [p for p in pool.map(check, sorted(writes)) if p is not None]
     return len(writes) - len(problems), problems
 

@@ -88,6 +88,7 @@ async def _serve(args: argparse.Namespace) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=args.grace,
+        timeout_keep_alive=settings.limits.keep_alive,  # past the clients' pool expiry (.deadlines)
         http=bounded_protocol(settings.limits),
     )
     try:
