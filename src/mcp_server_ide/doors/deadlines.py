@@ -25,7 +25,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_BODY_TIMEOUT_S = 30.0
 DEFAULT_MAX_CONNECTIONS = 256
-DEFAULT_KEEP_ALIVE_S = 65.0
+DEFAULT_KEEP_ALIVE_S = 65
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class ConnectionLimits:
     header_timeout: float = DEFAULT_HEADER_TIMEOUT_S
     body_timeout: float = DEFAULT_BODY_TIMEOUT_S
     max_connections: int = DEFAULT_MAX_CONNECTIONS
-    keep_alive: float = DEFAULT_KEEP_ALIVE_S
+    keep_alive: int = DEFAULT_KEEP_ALIVE_S
 
 
 def bounded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
