@@ -43,3 +43,18 @@ def masked(value: object, root: str) -> object:
         for key, item in value.items():
             value[key] = masked(item, root)
     return value
+
+
+def shown_path(path: str, root: str) -> str:
+    """A host path as the project sees it: under ``/workspace`` when it is the root or under it."""
+    shown = masked(path, root)
+    return shown if isinstance(shown, str) else path
+
+
+def host_path(path: str, root: str) -> str:
+    """A path the project names (``/workspace/src/a.py``) as the host's; any other path as it is."""
+    if path == SHOWN_ROOT:
+        return root
+    if path.startswith(SHOWN_ROOT + "/"):
+        return root + path[len(SHOWN_ROOT) :]
+    return path

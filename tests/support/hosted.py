@@ -56,6 +56,23 @@ class HostedService:
         return self.process.returncode
 
 
+def processes_naming(folder: Path) -> list[int]:
+    """Live processes whose command line names ``folder`` (a test's own, unique path): a hosted
+    project's sandboxes (bubblewrap names the project's folder it mounts at /workspace)."""
+    marker = str(folder).encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(int(name))
+    return found
+
+
 def start_hosted(data: Path, *args: str, timeout: float = 60) -> HostedService:
     log_path = data.parent / f"hosted-{os.getpid()}-{time.monotonic_ns()}.log"
     with open(log_path, "wb") as log:

@@ -164,6 +164,7 @@ async def serve(
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=5,
+        timeout_keep_alive=settings.limits.keep_alive,  # past the clients' pool expiry (.deadlines)
         http=bounded_protocol(settings.limits),  # read deadlines and a connection cap (.deadlines)
     )
     await uvicorn.Server(config).serve(sockets=[sock])

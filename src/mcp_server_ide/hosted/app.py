@@ -143,7 +143,8 @@ class HostedApp:
         )
         inner[SCOPE_KEY] = project
         seen["door"] = door_of(rest)
-        await self.doors(inner, receive, send)
+        with self.projects.in_use(project.id):  # not evicted while a request to it runs
+            await self.doors(inner, receive, send)
 
     async def _export(self, scope: Scope, user: AuthenticatedUser, project: Project, send: Send) -> None:
         if scope["method"] != "GET":

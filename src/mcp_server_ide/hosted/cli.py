@@ -87,6 +87,20 @@ def serve_parser() -> argparse.ArgumentParser:
         "--token-ttl", type=float, default=3600.0, help="seconds a built-in sign-in's access token lives"
     )
     p.add_argument("--rate-limit", type=float, default=0.0, help="requests a second per user (0 = none)")
+    p.add_argument(
+        "--idle-evict",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="close a project's engines (language servers, watchers) after this long unused, "
+        "unless a job, a terminal's command or a debug session runs; the next request reopens it (0 = never; default 600)",
+    )
+    p.add_argument(
+        "--max-open-projects",
+        type=int,
+        default=100,
+        help="projects kept open at once; past it the least recently used idle one is closed (0 = no cap; default 100)",
+    )
     p.add_argument("--rate-burst", type=int, default=0, help="requests a user may make at once (0 = 2x rate)")
     p.add_argument("--max-concurrent", type=int, default=0, help="requests of a user in flight (0 = no cap)")
     return p

@@ -89,6 +89,8 @@ async def _serve(args: argparse.Namespace) -> None:
     policy = Policy(hosted=True, trusted=True)
     sandbox = SandboxSettings(quota=parse_size(args.project_quota), network=args.project_network)
     projects = HostedProjects(store, data, policy, sandbox)
+    projects.idle_evict, projects.max_open = args.idle_evict, args.max_open_projects
+    projects.start_eviction()
     server, runner = build_server(projects.for_context, ServerOptions(plugins=[OWNER_TOOLS]))
     observer = Observer(lambda: open_sessions(server), lambda: len(projects.all()))
     runner.observers.append(observer.tool)
@@ -132,6 +134,7 @@ async def _serve(args: argparse.Namespace) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=args.grace,
+        timeout_keep_alive=settings.limits.keep_alive,  # past the clients' pool expiry (.deadlines)
         http=bounded_protocol(settings.limits),
     )
     try:

@@ -171,12 +171,12 @@ def complete_branch(ws: Workspace, value: str, chosen: dict[str, str]) -> list[s
 def _file_resource(ws: Workspace, rel: str) -> EmbeddedResource:
     resolved = sandbox.resolve(ws, rel)
     tf = textio.read_text(resolved)
-    from .resources import mime_for
+    from .resources import file_uri, mime_for
 
     return EmbeddedResource(
         type="resource",
         resource=TextResourceContents(
-            uri=resolved.path.as_uri(), text=tf.text, mime_type=mime_for(resolved.path.name, True)
+            uri=file_uri(resolved.path, ws), text=tf.text, mime_type=mime_for(resolved.path.name, True)
         ),
     )
 

@@ -206,12 +206,27 @@ def _rel_display(ws: Workspace, path: Path) -> str:
 # ----------------------------------------------------------------------------- file URIs
 
 
-def file_uri(path: Path) -> str:
+def file_uri(path: Path, ws: Workspace | None = None) -> str:
+    """A file's URI; in a hosted project, under ``/workspace`` (never the folder it lives in on the host)."""
+    if ws is not None and ws.policy.hosted:
+        from ..hostpaths import shown_path
+
+        return Path(shown_path(str(path), str(ws.root))).as_uri()
     return path.as_uri()
 
 
-def template_for(root: Path) -> str:
-    return root.as_uri().rstrip("/") + "/{+path}"
+def template_for(root: Path, ws: Workspace | None = None) -> str:
+    return file_uri(root, ws).rstrip("/") + "/{+path}"
+
+
+def host_path_of_uri(ws: Workspace, uri: str) -> str:
+    """The path a file URI names, with a hosted project's ``/workspace`` mapped back to its folder."""
+    path = path_of_uri(uri)
+    if ws.policy.hosted:
+        from ..hostpaths import host_path
+
+        return host_path(path, str(ws.root))
+    return path
 
 
 def path_of_uri(uri: str) -> str:
@@ -219,6 +234,14 @@ def path_of_uri(uri: str) -> str:
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         raise ValueError("not a local file URI")
     return unquote(parsed.path)
+
+
+def _shown(ws: Workspace, text: str) -> str:
+    if not ws.policy.hosted:
+        return text
+    from ..hostpaths import masked_text
+
+    return masked_text(text, str(ws.root))
 
 
 def mime_for(name: str, is_text: bool) -> str:
@@ -234,14 +257,14 @@ def mime_for(name: str, is_text: bool) -> str:
 def read_file_resource(ws: Workspace, uri: str) -> TextResourceContents | BlobResourceContents:
     """Read a ``file://`` resource through the sandbox (runs in a worker thread)."""
     try:
-        host_path = path_of_uri(uri)
+        host_path = host_path_of_uri(ws, uri)
     except ValueError:
         raise ResourceError(f"not a workspace file URI: {uri}") from None
     try:
         resolved = sandbox.resolve(ws, host_path)
         data, _mode = textio.read_bytes(resolved, limit=MAX_BLOB_BYTES)
     except ToolFailure as exc:
-        raise ResourceError(str(exc)) from None
+        raise ResourceError(_shown(ws, str(exc))) from None
     reads.note_read(ws, resolved.rel)
     name = resolved.path.name
     if not _binary_ext(name):
@@ -370,7 +393,7 @@ def files_page(
             shown = rel if index == 0 else f"{root.name}/{rel}"
             out.append(
                 Resource(
-                    uri=file_uri(path),
+                    uri=file_uri(path, ws),
                     name=shown,
                     title=parts[-1],
                     mime_type=mime_for(parts[-1], not _binary_ext(parts[-1])),
@@ -466,7 +489,7 @@ def install(
             ws = ws_of(ctx)
             templates = [
                 ResourceTemplate(
-                    uri_template=template_for(root),
+                    uri_template=template_for(root, ws),
                     name=f"file-{root.name}" if i else "file",
                     title=f"Workspace file ({root.name})",
                     description=f"Any file under the workspace root '{root.name}'; `path` is relative to it "
@@ -514,4 +537,4 @@ def install(
 def resolve_relative(ws: Workspace, rel: str) -> str:
     """The file URI of a root-relative path (for prompts that embed files)."""
     resolved = sandbox.resolve(ws, posixpath.normpath(rel))
-    return file_uri(resolved.path)
+    return file_uri(resolved.path, ws)

@@ -35,7 +35,7 @@ from ..engines import changes
 from ..workspace import Workspace
 from . import lowlevel
 from .clients import clients
-from .resources import CONTEXT, path_of_uri
+from .resources import CONTEXT, file_uri, path_of_uri
 from .state import state_of
 
 if TYPE_CHECKING:
@@ -241,7 +241,7 @@ class Subscriptions:
     def changed(self, ws: Workspace, kind: str, path: Path) -> None:
         registry = clients(self.server)
         wanted = self.wanted()
-        uri = path.as_uri()
+        uri = file_uri(path, ws)
         if uri in wanted:
             registry.broadcast(ResourceUpdated(uri=uri), sessions=self.sessions_for(uri), debounce=0.05)
         for ctx_uri, item in CONTEXT.items():

@@ -67,9 +67,12 @@ def workspace_folders(root: Path) -> list[lsp.WorkspaceFolder]:
     return [lsp.WorkspaceFolder(uri=uri_of(root), name=root.name)]
 
 
-def initialize_params(root: Path, adapter: Adapter) -> lsp.InitializeParams:
+def initialize_params(root: Path, adapter: Adapter, *, own_pid: bool = True) -> lsp.InitializeParams:
+    """``own_pid=False`` for a server in a pid namespace (a hosted project's sandbox): our pid does not
+    exist there, and a server that watches its client's pid (basedpyright does) would exit at once.
+    It dies with us anyway (``PR_SET_PDEATHSIG``, the sandbox's own pid namespace)."""
     return lsp.InitializeParams(
-        process_id=os.getpid(),
+        process_id=os.getpid() if own_pid else None,
         root_uri=uri_of(root),
         root_path=str(root),
         capabilities=client_capabilities(),

@@ -144,7 +144,7 @@ class LanguageServer:
         try:
             result = conn.request(
                 "initialize",
-                initialize_params(self.root, self.adapter),
+                initialize_params(self.root, self.adapter, own_pid=not hosted),
                 timeout=env_float("MCP_IDE_LSP_INIT_TIMEOUT", 120),
             )
             self.capabilities = result.capabilities

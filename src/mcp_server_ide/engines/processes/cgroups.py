@@ -268,8 +268,10 @@ class Cgroup:
         """Every process in this cgroup and the cgroups below it."""
         found: set[int] = set()
         for d in self.dirs.values():
-            for procs in [d / "cgroup.procs", *d.glob("**/*/cgroup.procs")]:
-                for word in _read(procs).split():
+            # os.walk skips a child cgroup removed meanwhile (a command ending); Path.glob raised
+            # FileNotFoundError, which ended the disk quota's watchdog thread under load.
+            for folder, _children, _files in os.walk(d):
+                for word in _read(Path(folder) / "cgroup.procs").split():
                     found.add(int(word))
         return found
 
