@@ -195,7 +195,7 @@ async def test_a_notification_sent_on_one_worker_reaches_the_get_stream_held_by_
     one, two = (f"{w.url}/p/{cluster.project}/mcp" for w in cluster.workers)
     auth = {"Authorization": f"Bearer {cluster.token}"}
     version = "2025-11-25"
-    uri = (cluster.data.resolve() / "projects" / cluster.project / "watched.txt").as_uri()
+    uri = "file:///workspace/watched.txt"  # as a hosted project names its files (never the host folder)
     got: list[dict[str, Any]] = []
     async with httpx.AsyncClient(timeout=60, headers=auth) as http:
         r = await http.post(one, json=initialize(version, id=1), headers={"Accept": ACCEPT})
@@ -263,7 +263,7 @@ async def test_a_broadcast_on_one_worker_reaches_sessions_on_the_other(cluster: 
     one, two = (f"{w.url}/p/{cluster.project}/mcp" for w in cluster.workers)
     auth = {"Authorization": f"Bearer {cluster.token}"}
     version = "2025-11-25"
-    uri = (cluster.data.resolve() / "projects" / cluster.project / "watched-bc.txt").as_uri()
+    uri = "file:///workspace/watched-bc.txt"  # as a hosted project names its files (never the host folder)
     got: list[dict[str, Any]] = []
     async with httpx.AsyncClient(timeout=60, headers=auth) as http:
 
