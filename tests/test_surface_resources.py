@@ -201,3 +201,34 @@ async def test_2025_client_without_subscriptions_still_reads(ws_path, mcp):
     (ws_path / "a.txt").write_text("x")
     async with mcp(ws_path, mode="legacy") as client:
         assert (await client.read_resource((ws_path / "a.txt").as_uri())).contents[0].text == "x"
+
+
+async def test_a_change_inside_the_list_changed_window_is_still_announced(ws_path, mcp):
+    """``resources/list_changed`` goes at most once a second; a file added inside that second is
+    announced at its end (it was dropped: a client could miss the last change of a burst)."""
+    watched = ws_path / "watched.txt"
+    watched.write_text("x\n")
+    messages: list = []
+
+    async def handler(message):
+        messages.append(message)
+
+    def announced() -> int:
+        return sum(
+            getattr(getattr(m, "root", m), "method", None) == "notifications/resources/list_changed"
+            for m in messages
+        )
+
+    async def until(count: int, timeout: float) -> bool:
+        with anyio.move_on_after(timeout):
+            while announced() < count:
+                await anyio.sleep(0.05)
+        return announced() >= count
+
+    async with mcp(ws_path, mode="legacy", message_handler=handler) as client:
+        await client.subscribe_resource(watched.as_uri())  # the workspace's changes are followed
+        await anyio.sleep(0.3)
+        (ws_path / "first.txt").write_text("1\n")
+        assert await until(1, 30), "no list_changed for the first file"
+        (ws_path / "second.txt").write_text("2\n")  # well inside the one-second window
+        assert await until(2, 30), "the second file was never announced"

@@ -48,6 +48,7 @@ class Clients:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._recent: dict[str, float] = {}
+        self._trailing: set[str] = set()  # events held for the end of their debounce window
         self._on_close: list[Callable[[int], None]] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self.relay: Callable[[ServerEvent], Awaitable[None]] | None = None
@@ -116,13 +117,8 @@ class Clients:
     ) -> None:
         """Send a change event to every 2025-era client (or the given sessions only) and publish it
         to 2026-era ``subscriptions/listen`` streams (which filter by what each one asked for)."""
-        key = repr(event)
-        if debounce:
-            now = time.monotonic()
-            with self._lock:
-                if now - self._recent.get(key, 0.0) < debounce:
-                    return
-                self._recent[key] = now
+        if debounce and not self._due(event, sessions, debounce):
+            return
         targets = self.connected() if sessions is None else sessions
         relay = self.relay if sessions is None else None
 
@@ -140,6 +136,29 @@ class Clients:
             await lowlevel.bus(self.server).publish(event)
 
         self.post(send)
+
+    def _due(self, event: ServerEvent, sessions: list[ServerSession] | None, debounce: float) -> bool:
+        """Whether ``event`` may go now: at most one per ``debounce`` seconds. One that comes sooner is
+        sent once at the end of that window instead, so the last change of a burst is never lost."""
+        key = repr(event)
+        now = time.monotonic()
+        with self._lock:
+            wait = self._recent.get(key, -debounce) + debounce - now
+            if wait <= 0:
+                self._recent[key] = now
+                return True
+            if key in self._trailing:
+                return False
+            self._trailing.add(key)
+
+        async def later() -> None:
+            await asyncio.sleep(wait)
+            with self._lock:
+                self._trailing.discard(key)
+            self.broadcast(event, sessions=sessions, debounce=debounce)
+
+        self.post(later)
+        return False
 
 
 async def _send_one(session: ServerSession, event: ServerEvent) -> None:
