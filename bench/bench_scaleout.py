@@ -32,6 +32,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import wrk_mcp  # noqa: E402
 
 ACCEPT = "application/json, text/event-stream"
 VERSION = "2025-11-25"
@@ -41,6 +44,27 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a process (from /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and every process below it (PostgreSQL's backends, say)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    total, todo = 0.0, [pid]
+    while todo:
+        one = todo.pop()
+        try:
+            total += cpu_seconds(one)
+        except (OSError, IndexError, ValueError):
+            continue
+        todo += children.get(one, [])
+    return total
 
 
 def own_cpu() -> float:
@@ -111,7 +135,7 @@ class Session:
 
 
 async def run_round(
-    urls: list[str], token: str, sessions: int, seconds: float, files: int
+    urls: list[str], token: str, sessions: int, seconds: float, files: int, generator: str = "wrk"
 ) -> dict[str, float]:
     import httpx
 
@@ -124,6 +148,18 @@ async def run_round(
         await asyncio.gather(*(s.open() for s in group))
         for _ in range(2):  # warm-up
             await asyncio.gather(*(s.one(files) for s in group))
+        if generator == "wrk":
+            base = urls[0].split("/p/", 1)[0]
+            opened = [(s.url[len(base) :], s.headers["mcp-session-id"]) for s in group]
+            got = await asyncio.to_thread(
+                wrk_mcp.run, base, opened, token, VERSION, seconds, files, len(urls)
+            )
+            for s in group:
+                await http.delete(s.url, headers=s.headers)
+            if got["errors"]:
+                print(got.pop("stderr"), file=sys.stderr)
+            got.pop("stderr", None)
+            return got
         done = errors = 0
         times: dict[str, list[float]] = {}
         stop = time.monotonic() + seconds
@@ -162,6 +198,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each round (default 20)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each setup (default 3)")
     parser.add_argument("--files", type=int, default=200, help="source files in the project (default 200)")
+    parser.add_argument(
+        "--generator",
+        choices=("wrk", "httpx"),
+        default="wrk" if wrk_mcp.available() else "httpx",
+        help="the load generator: wrk (Debian's wrk, light; the default when installed) or this "
+        "process with httpx (~3 ms of CPU per call)",
+    )
     args = parser.parse_args()
 
     pg, redis = start_postgres(), start_redis()
@@ -199,7 +242,8 @@ def main() -> int:
         split = [httpx.get(f"{two.url}/p/{p}/mcp/tools").headers["x-mcp-ide-worker"] for p in projects]
         counts = sorted(split.count(w) for w in set(split))
         print(
-            f"machine: {os.cpu_count()} cores; {args.projects} projects x {args.sessions} sessions; "
+            f"machine: {os.cpu_count()} cores; generator {args.generator}; "
+            f"{args.projects} projects x {args.sessions} sessions; "
             f"rounds of {args.seconds:.0f} s; projects per worker with two: {counts}"
         )
         results: dict[str, list[dict[str, float]]] = {name: [] for name in setups}
@@ -208,19 +252,32 @@ def main() -> int:
                 urls = [f"{front}/p/{p}/mcp" for p in projects]
                 load0 = os.getloadavg()[0]
                 workers_cpu0 = [cpu_seconds(w.process.pid) for w in workers]
-                got = asyncio.run(run_round(urls, token, args.sessions, args.seconds, args.files))
+                services = {"postgres": pg, "redis": redis, "haproxy": one if name == "1 worker" else two}
+                services_cpu0 = {k: tree_cpu(s.process.pid) for k, s in services.items()}
+                got = asyncio.run(
+                    run_round(urls, token, args.sessions, args.seconds, args.files, args.generator)
+                )
                 workers_cpu = [
                     (cpu_seconds(w.process.pid) - c) / got["wall"]
                     for w, c in zip(workers, workers_cpu0, strict=True)
                 ]
+                services_cpu = {
+                    k: (tree_cpu(s.process.pid) - services_cpu0[k]) / got["wall"] for k, s in services.items()
+                }
                 got["load"] = (load0 + os.getloadavg()[0]) / 2
                 results[name].append(got)
                 print(
                     f"round {round_no + 1} {name:<9}: {got['calls_per_s']:7.1f} calls/s, "
                     f"{int(got['errors'])} errors; load generator CPU {got['generator_cpu'] * 100:5.1f}% of a core; "
                     f"workers' CPU {' + '.join(f'{c * 100:.0f}%' for c in workers_cpu)}; "
-                    f"load average {got['load']:.1f}; median latency "
-                    + ", ".join(f"{k[4:]} {v * 1e3:.0f} ms" for k, v in got.items() if k.startswith("p50_"))
+                    + ", ".join(f"{k} {v * 100:.0f}%" for k, v in services_cpu.items())
+                    + "; "
+                    f"load average {got['load']:.1f}; latency "
+                    + ", ".join(
+                        f"{k[4:]} {k[:3]} {v * 1e3:.0f} ms"
+                        for k, v in got.items()
+                        if k.startswith(("p50_", "p99_"))
+                    )
                 )
         ratios = [
             b["calls_per_s"] / a["calls_per_s"]

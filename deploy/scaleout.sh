@@ -89,7 +89,7 @@ for i in $(seq 0 $((WORKERS - 1))); do
     >>"$RUN/worker-$i.log" 2>&1 &
   pids+=($!)
   workers+=($!)
-  servers+="    server w$i 127.0.0.1:$port check inter 1s fall 2 rise 2"$'\n'
+  servers+="    server w$i 127.0.0.1:$port weight 100 check inter 1s fall 2 rise 2"$'\n'
 done
 for i in $(seq 0 $((WORKERS - 1))); do
   wait_port 127.0.0.1 $((WORKER_PORT + i)) "worker $i (see $RUN/worker-$i.log)" "${workers[$i]}"
@@ -113,6 +113,8 @@ backend workers
     # Project affinity: the project part of /p/{project}/... is hashed, so all of a project's requests
     # (its terminals, jobs, language servers, a session's server-to-client requests) reach one worker
     # while it is up; when it is down, consistent hashing moves that project (only) to another worker.
+    # Weight 100 each: the ring gets 16 points per unit of weight, and with weight 1 two workers would
+    # split the project ids ~44/56 instead of evenly.
     balance hash path,field(3,/)
     hash-type consistent
     option httpchk GET /healthz

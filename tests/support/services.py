@@ -212,9 +212,12 @@ def start_redis() -> Service:
 def haproxy_config(port: int, backends: dict[str, int], stats_socket: Path | None = None) -> str:
     """``backends`` (name -> loopback port), each checked on ``GET /healthz``, with project affinity as
     deploy/scaleout.sh has it: the project part of ``/p/{project}/…`` is hashed (consistent hashing),
-    so a project's requests reach one worker while it is up, and another once it is down."""
+    so a project's requests reach one worker while it is up, and another once it is down. Each server
+    has weight 100: consistent hashing puts 16 points per unit of weight on its ring, and with weight 1
+    two workers split the project ids ~44/56 instead of evenly."""
     servers = "\n".join(
-        f"    server {name} 127.0.0.1:{p} check inter 500ms fall 2 rise 2" for name, p in backends.items()
+        f"    server {name} 127.0.0.1:{p} weight 100 check inter 500ms fall 2 rise 2"
+        for name, p in backends.items()
     )
     stats = f"    stats socket {stats_socket} mode 600 level admin\n" if stats_socket else ""
     return f"""global
