@@ -143,3 +143,27 @@ def test_workers_opening_a_new_database_together_migrate_it_once(database: str):
     store = SqlStore(database)
     assert migrate.current(store.engine) == migrate.HEAD
     store.close()
+
+
+def test_token_and_project_lookups_survive_the_server_dropping_their_connections(postgres: Service):
+    """A PostgreSQL restart or idle timeout closes the pooled connections: the next lookup of a
+    token or a project (every request makes both) still answers, on a new connection."""
+    import psycopg
+
+    database = new_database(postgres, f"drop{os.getpid()}_{next(_numbers)}")
+    store = SqlStore(database)
+    user = store.add_user("a")
+    secret, info = tokens.create(store, user.id, ("read",))
+    project = store.add_project(user.id, "p")
+    for _ in range(3):
+        assert tokens.lookup(store, secret) == info
+        assert store.project(user.id, project.id) == project
+        name = database.rsplit("/", 1)[1]
+        with psycopg.connect(postgres.extra["base"] + "/postgres", autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s", (name,)
+            ).fetchone()
+        assert ended is not None and ended[0] >= 1
+    assert tokens.lookup(store, secret) == info
+    assert store.project(user.id, project.id) == project
+    store.close()

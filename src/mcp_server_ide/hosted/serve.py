@@ -51,7 +51,9 @@ def oauth_setup(args: argparse.Namespace, store, base: str):  # -> (verifier, Re
         verifier = HostedVerifier(api, external=JwtVerifier(store, issuer, jwks, args.user_claim))
         return verifier, resources, routes.build(resources, None, store)
     resources = Resources(base, base)
-    provider = HostedProvider(OAuthStore(store.engine, access_ttl=args.token_ttl), resources)
+    provider = HostedProvider(
+        OAuthStore(store.engine, access_ttl=args.token_ttl, reads=store.reads), resources
+    )
     verifier = HostedVerifier(api, embedded=provider)
     return verifier, resources, routes.build(resources, provider, store)
 

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import migrate
 from .schema import projects, tokens, users
+from .sqlreads import Reads
 from .store import Project, StoreError, TokenInfo, User
 
 
@@ -56,6 +57,7 @@ class SqlStore:
                 cursor.close()
 
         migrate.upgrade(self.engine)
+        self.reads = Reads.for_url(url, self.engine)
 
     # users
 
@@ -108,8 +110,7 @@ class SqlStore:
 
     def token_by_hash(self, secret_hash: str) -> TokenInfo | None:
         query = sa.select(tokens).where(tokens.c.secret_hash == secret_hash, tokens.c.revoked_at.is_(None))
-        with self.engine.connect() as c:
-            row = c.execute(query).first()
+        row = self.reads.first(query)
         if row is None or not secrets.compare_digest(row.secret_hash, secret_hash):
             return None
         return _token(row)
@@ -158,8 +159,7 @@ class SqlStore:
         query = sa.select(projects).where(
             projects.c.owner_id == owner_id, projects.c.id == project_id, projects.c.deleted_at.is_(None)
         )
-        with self.engine.connect() as c:
-            row = c.execute(query).first()
+        row = self.reads.first(query)
         return _project(row) if row else None
 
     def projects_of(self, owner_id: str) -> list[Project]:
@@ -198,6 +198,7 @@ class SqlStore:
             c.execute(sa.text("SELECT 1"))
 
     def close(self) -> None:
+        self.reads.close()
         self.engine.dispose()
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from ..schema import oauth_clients, oauth_codes, oauth_requests, oauth_tokens
+from ..sqlreads import Reads
 from ..sqlstore import new_id
 from ..tokens import hash_secret
 
@@ -58,8 +59,16 @@ def _scopes(text: str) -> tuple[str, ...]:
 
 
 class OAuthStore:
-    def __init__(self, engine: sa.Engine, access_ttl: float = 3600, refresh_ttl: float = 30 * 86400) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        access_ttl: float = 3600,
+        refresh_ttl: float = 30 * 86400,
+        reads: Reads | None = None,
+    ) -> None:
         self.engine = engine
+        self.reads = reads or Reads(engine)
+        """Where access tokens are looked up, on every request (the store's :attr:`~..sqlstore.SqlStore.reads`)."""
         self.access_ttl = access_ttl
         self.refresh_ttl = refresh_ttl
 
@@ -194,8 +203,7 @@ class OAuthStore:
     def token(self, secret: str) -> TokenRow | None:
         """The token with this secret, live or not (None: never issued)."""
         q = sa.select(oauth_tokens).where(oauth_tokens.c.token_hash == hash_secret(secret))
-        with self.engine.connect() as c:
-            row = c.execute(q).first()
+        row = self.reads.first(q)
         if row is None:
             return None
         return TokenRow(
