@@ -326,7 +326,7 @@ def test_the_login_page_refuses_a_wrong_password_a_foreign_post_and_a_missing_co
         assert http.post("/login", data={**form, "password": PASSWORD}).status_code == 303
 
 
-def test_the_login_page_stops_a_password_guesser(service):
+def test_the_login_page_stops_a_password_guesser_on_every_worker(service):
     from mcp_server_ide.hosted.oauth.login import MAX_FAILURES
     from tests.support.oauth import login_form
 
@@ -343,6 +343,17 @@ def test_the_login_page_stops_a_password_guesser(service):
         assert locked.status_code == 429 and int(locked.headers["retry-after"]) > 0
         other = http.post("/login", data={**form, "username": "alice", "password": PASSWORD})
         assert other.status_code == 303  # another user is not locked out
+    second = start_hosted(service.data)  # another worker on the same store counts the same guesses
+    try:
+        client = register(second.url, ["http://127.0.0.1:33418"])
+        with httpx.Client(base_url=second.url, timeout=60) as http:
+            r = http.get("/authorize", params={"response_type": "code", "client_id": client["client_id"],
+                         "code_challenge": challenge, "redirect_uri": "http://127.0.0.1:33418/"})  # fmt: skip
+            hidden, scopes = login_form(http.get(r.headers["location"]).text)
+            form = {**hidden, "username": "dave", "scope": scopes, "action": "allow"}
+            assert http.post("/login", data={**form, "password": PASSWORD}).status_code == 429
+    finally:
+        second.stop()
 
 
 def test_a_token_for_one_project_is_refused_at_another_and_b_cannot_use_as(service):

@@ -49,7 +49,7 @@ def test_the_migrations_make_the_schema_the_queries_use(database: str):
 
     store = SqlStore(database)
     scripts = ScriptDirectory(str(Path(migrate.__file__).with_name("migrations")))
-    assert scripts.get_current_head() == migrate.HEAD == "0003_oauth"
+    assert scripts.get_current_head() == migrate.HEAD == "0004_signin_failures"
     assert migrate.current(store.engine) == migrate.HEAD
     with store.engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), metadata) == []

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
 MIGRATION_LOCK = 0x6D6370696465  # "mcpide": the advisory lock key PostgreSQL migrations take
-HEAD = "0003_oauth"
+HEAD = "0004_signin_failures"
 """The newest revision (what :func:`upgrade` leaves a database at)."""
 
 

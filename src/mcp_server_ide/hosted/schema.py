@@ -95,3 +95,13 @@ oauth_tokens = sa.Table(
     sa.Column("revoked_at", sa.Float, nullable=True),
     sa.Index("ix_oauth_tokens_grant", "grant_id"),
 )
+
+signin_failures = sa.Table(  # wrong passwords on the sign-in page, within the lock-out window
+    "signin_failures",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_name", sa.String(64), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),  # time.time(): every worker's clock
+    sa.Index("ix_signin_failures_user", "user_name", "at"),
+    sa.Index("ix_signin_failures_at", "at"),
+)

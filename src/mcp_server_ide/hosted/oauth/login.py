@@ -32,7 +32,7 @@ COOKIE = "mide_signin"
 MAX_FAILURES = 10
 FAILURE_WINDOW = 600.0
 """A user name with this many wrong passwords within this many seconds is refused sign-in (429)
-until the window passes (per process: each worker counts its own)."""
+until the window passes; the wrong passwords are counted in the store, so by every worker alike."""
 SCOPE_TEXT = {
     "read": "read the project's files, search, code intelligence, git history",
     "write": "change files and the git repository",
@@ -63,7 +63,6 @@ class LoginPage:
         self.store = store
         self.oauth = provider.oauth
         self.base = provider.resources.base
-        self.failures: dict[str, list[float]] = {}
 
     async def handle(self, request: Request) -> Response:
         if request.method == "POST":
@@ -165,7 +164,7 @@ class LoginPage:
                 )
             )
         username, password = str(form.get("username", ""))[:64], str(form.get("password", ""))
-        if (wait := self._locked(username)) is not None:
+        if (wait := await anyio.to_thread.run_sync(self._locked, username)) is not None:
             response = _page(429, "Too many attempts", f"Too many wrong passwords for this user: try again in "
                              f"{max(1, round(wait / 60))} minute(s).")  # fmt: skip
             response.headers["Retry-After"] = str(int(wait) + 1)
@@ -173,9 +172,10 @@ class LoginPage:
         found = await anyio.to_thread.run_sync(self.store.password_hash, username)
         ok = await anyio.to_thread.run_sync(passwords.verify, password, found[1] if found else None)
         if not ok or found is None:
-            self._failed(username)
+            now = time.time()
+            await anyio.to_thread.run_sync(self.oauth.add_failure, username, now, now - FAILURE_WINDOW)
             return await self._form(request_id, pending, csrf, "Wrong user name or password.", username)
-        self.failures.pop(username, None)
+        await anyio.to_thread.run_sync(self.oauth.clear_failures, username)
         chosen = [s for s in (params.scopes or SCOPES) if s in form.getlist("scope")]
         if not chosen:
             return await self._form(request_id, pending, csrf, "Allow at least one of the scopes.", username)
@@ -194,27 +194,13 @@ class LoginPage:
         secret = await anyio.to_thread.run_sync(self.oauth.add_code, code)
         return _back(construct_redirect_uri(str(params.redirect_uri), code=secret, state=params.state))
 
-    def _recent(self, username: str) -> list[float]:
-        now = time.monotonic()
-        kept = [t for t in self.failures.get(username, []) if now - t < FAILURE_WINDOW]
-        if kept:
-            self.failures[username] = kept
-        else:
-            self.failures.pop(username, None)
-        return kept
-
     def _locked(self, username: str) -> float | None:
         """Seconds until this user name may try again, or None."""
-        recent = self._recent(username)
+        now = time.time()
+        recent = self.oauth.failures_since(username, now - FAILURE_WINDOW, MAX_FAILURES)
         if len(recent) < MAX_FAILURES:
             return None
-        return FAILURE_WINDOW - (time.monotonic() - recent[-MAX_FAILURES])
-
-    def _failed(self, username: str) -> None:
-        if len(self.failures) > 100_000:  # a flood of made-up names: forget the oldest half
-            for name in list(self.failures)[:50_000]:
-                del self.failures[name]
-        self.failures.setdefault(username, []).append(time.monotonic())
+        return max(0.0, FAILURE_WINDOW - (now - recent[-1]))
 
 
 def _origin(url: str) -> str:

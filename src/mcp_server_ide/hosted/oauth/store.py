@@ -1,6 +1,6 @@
 """The embedded authorization server's state, in the hosted store's database (tables from the
-``0003_oauth`` migration): registered clients, sign-ins waiting for the user, authorization codes
-and tokens. Codes, tokens and pending-request ids are random (256 bits) and kept as their SHA-256
+``0003_oauth`` and ``0004_signin_failures`` migrations): registered clients, sign-ins waiting for
+the user, authorization codes and tokens, wrong passwords within the lock-out window. Codes, tokens and pending-request ids are random (256 bits) and kept as their SHA-256
 only; each row is looked up by that hash. A code is taken (deleted) once; a refresh token is
 rotated (revoked, a new pair issued) once: presenting it again ends the whole grant.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from ..schema import oauth_clients, oauth_codes, oauth_requests, oauth_tokens
+from ..schema import oauth_clients, oauth_codes, oauth_requests, oauth_tokens, signin_failures
 from ..sqlreads import Reads
 from ..sqlstore import new_id
 from ..tokens import hash_secret
@@ -262,3 +262,26 @@ class OAuthStore:
                 .values(revoked_at=time.time())
             )
         return done.rowcount
+
+    # wrong passwords on the sign-in page (every worker sees the same)
+
+    def failures_since(self, user_name: str, since: float, most: int) -> list[float]:
+        """When the user name's last ``most`` wrong passwords since ``since`` were given, newest first."""
+        q = (
+            sa.select(signin_failures.c.at)
+            .where(signin_failures.c.user_name == user_name, signin_failures.c.at >= since)
+            .order_by(signin_failures.c.at.desc())
+            .limit(most)
+        )
+        with self.engine.connect() as c:
+            return list(c.execute(q).scalars())
+
+    def add_failure(self, user_name: str, at: float, forget_before: float) -> None:
+        """Note a wrong password, and forget every one from before ``forget_before``."""
+        with self.engine.begin() as c:
+            c.execute(signin_failures.delete().where(signin_failures.c.at < forget_before))
+            c.execute(signin_failures.insert().values(user_name=user_name, at=at))
+
+    def clear_failures(self, user_name: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(signin_failures.delete().where(signin_failures.c.user_name == user_name))
