@@ -342,11 +342,22 @@ async def test_a_session_survives_killing_the_worker_running_its_call(cluster: C
             )
         )
 
+    messages: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        messages.append(message)
+
+    def updates() -> list[Any]:
+        return [m for m in messages if str(getattr(getattr(m, "params", None), "uri", "")) == watched]
+
+    watched = "file:///workspace/kept.txt"
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {cluster.token}"})
     http.event_hooks["response"].append(note)
-    async with Client(streamable_http_client(cluster.url(), http_client=http), mode="legacy") as client:
+    transport = streamable_http_client(cluster.url(), http_client=http)
+    async with Client(transport, mode="legacy", message_handler=on_message) as client:
         written = await client.call_tool("project_fs_write", {"path": "kept.txt", "content": "kept\n"})
         assert not written.is_error, written
+        await client.subscribe_resource(watched)  # kept by the worker serving the session
         for _ in range(3):
             read = await client.call_tool("project_fs_read", {"path": "kept.txt"})
             assert "kept" in "".join(getattr(b, "text", "") for b in read.content)
@@ -388,6 +399,13 @@ async def test_a_session_survives_killing_the_worker_running_its_call(cluster: C
         after = len(served)
         read = await client.call_tool("project_fs_read", {"path": "kept.txt"})
         assert "kept" in "".join(getattr(b, "text", "") for b in read.content)
+        # The subscription made on the stopped worker holds on the survivor: a change is announced.
+        messages.clear()
+        changed = await client.call_tool("project_fs_write", {"path": "kept.txt", "content": "changed\n"})
+        assert not changed.is_error, changed
+        with anyio.fail_after(30):
+            while not updates():
+                await anyio.sleep(0.1)
         written = await client.call_tool("project_fs_write", {"path": "after.txt", "content": "after\n"})
         assert not written.is_error, written
         tools = await client.list_tools()

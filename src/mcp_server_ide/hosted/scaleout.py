@@ -90,6 +90,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..surface import lowlevel
 from ..surface.clients import clients
 from . import responses
+from .sessionsettings import METHODS as SETTING_METHODS
+from .sessionsettings import SessionSettings
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -148,6 +150,7 @@ class ScaleOut:
         self.name = name or worker_name()
         self.prefix = prefix
         self._add_event = self.redis.register_script(_ADD_EVENT)
+        self.settings = SessionSettings(server, self.redis, prefix)
         self._renewed: dict[str, float] = {}
         self.unstored = 0
         self._restoring = anyio.Lock()
@@ -236,15 +239,18 @@ class ScaleOut:
 
     # -- session records ----------------------------------------------------------------------
     async def record_session(self, ctx: RequestContext, call_next: CallNext) -> HandlerResult:
-        if isinstance(ctx.request_id, str):
-            connection = lowlevel.connection_of(ctx)
-            if connection is not None and connection.session_id:
-                await self.keep_request_id(connection.session_id, ctx.request_id)
-        result = await call_next(ctx)
-        if ctx.method != "initialize":
-            return result
         connection = lowlevel.connection_of(ctx)
         sid = connection.session_id if connection is not None else None
+        if sid:
+            self.settings.restore(ctx, sid)
+            if isinstance(ctx.request_id, str):
+                await self.keep_request_id(sid, ctx.request_id)
+        result = await call_next(ctx)
+        if sid and ctx.method in SETTING_METHODS:
+            with contextlib.suppress(Exception):  # without it, a rebuilt session starts from the defaults
+                await self.settings.keep(sid, ctx.method, ctx.params, int(SESSION_TTL * 1000))
+        if ctx.method != "initialize":
+            return result
         if not sid or not isinstance(result, dict) or not ctx.params:
             return result
         record = {
@@ -287,6 +293,7 @@ class ScaleOut:
             record = json.loads(raw)
             if record.get("owner") != (dict(requestor) if requestor is not None else None):
                 return False  # another caller's session: the SDK answers as for an unknown one
+            await self.settings.load(sid)
             await lowlevel.restore_session(
                 self.server, sid, requestor, record["version"], record["params"], RedisEventStore(self, sid)
             )
@@ -296,8 +303,13 @@ class ScaleOut:
     async def after_request(self, sid: str, method: Any) -> None:
         if method == "DELETE" and not lowlevel.holds_session(self.server, sid):
             self._renewed.pop(sid, None)
+            self.settings.forget(sid)
             await self.redis.delete(
-                self.session_key(sid), self.events_key(sid), self.runners_key(sid), self.ids_key(sid)
+                self.session_key(sid),
+                self.events_key(sid),
+                self.runners_key(sid),
+                self.ids_key(sid),
+                self.settings.key(sid),
             )
             await self.redis.publish(f"{self.prefix}ctl", json.dumps({"end": sid, "worker": self.name}))
             return
@@ -305,6 +317,7 @@ class ScaleOut:
         if now - self._renewed.get(sid, 0.0) >= RENEW_EVERY and lowlevel.holds_session(self.server, sid):
             self._renewed[sid] = now
             await self.redis.pexpire(self.session_key(sid), int(SESSION_TTL * 1000))
+            await self.redis.pexpire(self.settings.key(sid), int(SESSION_TTL * 1000))
 
     # -- broadcasts (tools/list_changed, resources/list_changed, ...) ---------------------------
     async def publish_broadcast(self, event: ServerEvent) -> None:

@@ -146,6 +146,9 @@ class Subscriptions:
         self._hooked: dict[int, list[Callable[[], None]]] = {}
         self._feeds: dict[tuple[int, str], Callable[[], None]] = {}
         """(workspace, context URI) -> stop of that resource's own change feed."""
+        self.subscribe_to: Callable[[RequestContext, str], None] = lambda ctx, uri: None
+        """Subscribe the connection of a request to a URI, as ``resources/subscribe`` does (set at
+        install): a session rebuilt on another worker gets its subscriptions back through it."""
 
     # -- bookkeeping ------------------------------------------------------------------------
     def add(self, conn: int, uri: str, ws: Workspace | None = None) -> None:
@@ -285,13 +288,17 @@ def install(
     def ws_of(ctx: RequestContext) -> Workspace:
         return workspace_for(Context(request_context=ctx, mcp_server=server))
 
-    async def subscribe(ctx: RequestContext, params: SubscribeRequestParams) -> EmptyResult:
-        uri = str(params.uri)
+    def subscribe_to(ctx: RequestContext, uri: str) -> None:
         registry.note(ctx)
         connection = lowlevel.connection_of(ctx)
         if connection is not None:
             # A plugin's resource is not watched: kept so the plugin can announce updates to it.
             subs.add(id(connection), uri, ws_of(ctx) if _is_watchable(uri) else None)
+
+    subs.subscribe_to = subscribe_to
+
+    async def subscribe(ctx: RequestContext, params: SubscribeRequestParams) -> EmptyResult:
+        subscribe_to(ctx, str(params.uri))
         return EmptyResult()
 
     async def unsubscribe(ctx: RequestContext, params: UnsubscribeRequestParams) -> EmptyResult:
