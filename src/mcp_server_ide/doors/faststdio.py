@@ -187,7 +187,7 @@ async def stdio_streams(
         lines, out = _Lines(reader, lane, writer), _Writer(writer, handshake)
         inflight = InFlight()
         async with sdk_stdio.stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):  # pyright: ignore[reportArgumentType]
-            reading = CountedReader(_Answering(read_stream, writer), inflight)  # pyright: ignore[reportArgumentType]
+            reading = CountedReader(_Answering(read_stream, writer), inflight)
             yield reading, CountedWriter(write_stream, inflight)
     finally:
         for transport in (read_transport, write_transport):

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar
 
 import anyio
 
@@ -17,13 +17,21 @@ if TYPE_CHECKING:
 
     from mcp.shared.message import SessionMessage
 
-    from ..surface.lowlevel import MessageReader, MessageWriter
+    from ..surface.lowlevel import MessageReader, MessageWriter  # noqa: F401 (named as strings below)
 
 
-class _Closing:
-    """``aclose`` and ``async with`` forwarded to ``self.inner``."""
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
 
-    inner: MessageReader | MessageWriter
+
+S = TypeVar("S", bound=_Closable)
+
+
+class _Closing(Generic[S]):
+    """``aclose`` and ``async with`` forwarded to the stream wrapped, ``inner``."""
+
+    def __init__(self, inner: S) -> None:
+        self.inner = inner
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -41,11 +49,8 @@ class _Closing:
         return None
 
 
-class WrappedReader(_Closing):
+class WrappedReader(_Closing["MessageReader"]):
     """A read stream passing every message of ``inner`` on; override ``receive`` to see them."""
-
-    def __init__(self, inner: MessageReader) -> None:
-        self.inner: MessageReader = inner
 
     @property
     def last_context(self) -> object:
@@ -64,11 +69,8 @@ class WrappedReader(_Closing):
             raise StopAsyncIteration from None
 
 
-class WrappedWriter(_Closing):
+class WrappedWriter(_Closing["MessageWriter"]):
     """A write stream sending every message to ``inner``; override ``send`` to see them."""
-
-    def __init__(self, inner: MessageWriter) -> None:
-        self.inner: MessageWriter = inner
 
     async def send(self, item: SessionMessage, /) -> None:
         await self.inner.send(item)
