@@ -20,16 +20,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx
 import pytest
 
 from tests.support.apps_host import ESBUILD_VERSION
 from tests.support.extension import EXTENSION
 from tests.support.npm import node, npm_bin
+from tests.support.vscode import RUN_APP, mcp_call, rest_error, rest_status, write_launch
 
 TOKEN = "d" * 64
-LAUNCH = {"type": "node", "request": "launch", "name": "Run app", "program": "${workspaceFolder}/app.js"}
 
 
 @pytest.fixture(scope="module")
@@ -59,31 +57,11 @@ def peer(peer_js: Path, ws_path: Path) -> Iterator[tuple[subprocess.Popen[str], 
 
 
 def call(url: str, tool: str, **args: object) -> Any:
-    answer = httpx.post(f"{url}/mcp/{tool}", json=args, timeout=60).json()
-    assert answer["error"] is None, (tool, answer)
-    return answer["status"]
-
-
-def mcp_call(url: str, tool: str, **args: object) -> Any:
-    """One tool call through an MCP client over Streamable HTTP (the REST door answers in the JetBrains
-    shape, without the debugger's verdicts)."""
-    from mcp import Client
-
-    from tests.support.results import data
-
-    async def go() -> Any:
-        async with Client(url, mode="legacy") as client:
-            result = await client.call_tool(tool, args)
-            assert not result.is_error, (tool, result.content)
-            return data(result)
-
-    return anyio.run(go)
+    return rest_status(url, tool, args)
 
 
 def failure(url: str, tool: str, **args: object) -> str:
-    answer = httpx.post(f"{url}/mcp/{tool}", json=args, timeout=60).json()
-    assert answer["status"] is None, (tool, answer)
-    return str(answer["error"])
+    return rest_error(url, tool, args)
 
 
 def test_a_session_vscode_runs_answers_as_headless_and_says_so_when_vscode_goes_away(
@@ -93,10 +71,7 @@ def test_a_session_vscode_runs_answers_as_headless_and_says_so_when_vscode_goes_
     (ws_path / "app.js").write_text(
         "function total(xs) {\n  let sum = 0;\n  for (const x of xs) sum += x;\n  return sum;\n}\n"
     )
-    (ws_path / ".vscode").mkdir()
-    (ws_path / ".vscode" / "launch.json").write_text(
-        json.dumps({"version": "0.2.0", "configurations": [LAUNCH]})
-    )
+    write_launch(ws_path, RUN_APP)
     server = http_server(ws_path, env={"MCP_IDE_BRIDGE_SOCKET": str(sock), "MCP_IDE_BRIDGE_TOKEN": TOKEN})
     url = server.url
 
@@ -152,10 +127,7 @@ def test_run_configuration_debugs_in_vscode_to_the_exit_code_and_python_stays_he
     )
     (ws_path / "hello.py").write_text("print('hello')\n")
     py = {"type": "debugpy", "request": "launch", "name": "Py", "program": "${workspaceFolder}/hello.py"}
-    (ws_path / ".vscode").mkdir()
-    (ws_path / ".vscode" / "launch.json").write_text(
-        json.dumps({"version": "0.2.0", "configurations": [LAUNCH, py]})
-    )
+    write_launch(ws_path, RUN_APP, py)
     server = http_server(ws_path, env={"MCP_IDE_BRIDGE_SOCKET": str(sock), "MCP_IDE_BRIDGE_TOKEN": TOKEN})
     text = call(server.url, "run_configuration", configName="Run app", debug=True)
     assert text.startswith("Debug session started in VS Code: {"), text

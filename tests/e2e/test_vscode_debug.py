@@ -15,16 +15,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx
 import pytest
 
 from tests.support.browser import artifact
 from tests.support.codeserver import Workbench, workbench
+from tests.support.vscode import RUN_APP, mcp_call, node_launch, rest_status, write_launch
 
 pytestmark = pytest.mark.e2e
 
@@ -47,14 +45,10 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Workbench
 
     tmp = tmp_path_factory.mktemp("vscode-debug")
     ws = (tmp / "ws").resolve()
-    (ws / ".vscode").mkdir(parents=True)
+    ws.mkdir(parents=True)
     (ws / "app.js").write_text(APP)
     (ws / "wait.js").write_text(WAIT)
-    configs = [
-        {"type": "node", "request": "launch", "name": "Run app", "program": "${workspaceFolder}/app.js"},
-        {"type": "node", "request": "launch", "name": "Wait", "program": "${workspaceFolder}/wait.js"},
-    ]
-    (ws / ".vscode" / "launch.json").write_text(json.dumps({"version": "0.2.0", "configurations": configs}))
+    write_launch(ws, RUN_APP, node_launch("Wait", "wait.js"))
     vsix = build_vsix(tmp / "mcp-server-ide.vsix")
     settings = {
         "mcpServerIde.server.command": sys.executable,
@@ -71,26 +65,7 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Workbench
 
 
 def rest(port: int, tool: str, **args: object) -> Any:
-    answer = httpx.post(f"http://127.0.0.1:{port}/mcp/{tool}", json=args, timeout=150).json()
-    assert answer["error"] is None, (tool, answer)
-    return answer["status"]
-
-
-def mcp_call(url: str, tool: str, **args: object) -> Any:
-    """One tool call through an MCP client over Streamable HTTP (the REST door answers in the JetBrains
-    shape, without the debugger's verdicts)."""
-    from mcp import Client
-
-    from tests.support.results import data
-
-    async def go() -> Any:
-        async with Client(url, mode="legacy") as client:
-            result = await client.call_tool(tool, args)
-            assert not result.is_error, (tool, result.content)
-            return data(result)
-
-    with ThreadPoolExecutor(1) as pool:  # the page's sync API runs an event loop in this thread
-        return pool.submit(anyio.run, go).result()
+    return rest_status(f"http://127.0.0.1:{port}", tool, args, timeout=150)
 
 
 def until(check: Callable[[], Any], what: str, seconds: float = 60) -> Any:

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.support.browser import artifact
 from tests.support.codeserver import Workbench, workbench
+from tests.support.vscode import rest_status
 
 pytestmark = pytest.mark.e2e
 
@@ -51,9 +51,7 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Workbench
 
 
 def rest(port: int, tool: str, **args: object) -> Any:
-    answer = httpx.post(f"http://127.0.0.1:{port}/mcp/{tool}", json=args, timeout=30).json()
-    assert answer["error"] is None, answer
-    return answer["status"]
+    return rest_status(f"http://127.0.0.1:{port}", tool, args, timeout=30)
 
 
 def open_in_page(bench: Workbench, name: str, first_text: str) -> None:

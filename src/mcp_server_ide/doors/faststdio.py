@@ -32,6 +32,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Protocol
 
 from . import jsonrpc
+from .wrapped import WrappedReader
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -88,7 +89,7 @@ class _Lines:
             await self.writer.drain()
 
 
-class _Answering:
+class _Answering(WrappedReader):
     """The SDK's read stream, with every line its reader could not parse answered here.
 
     The SDK hands such a line on as an exception, which the session only logs: the client would
@@ -96,12 +97,8 @@ class _Answering:
     that is not a message), with the request's id when the bytes still show it."""
 
     def __init__(self, inner: MessageReader, writer: asyncio.StreamWriter) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.writer = writer
-
-    @property
-    def last_context(self) -> object:
-        return getattr(self.inner, "last_context", None)
 
     async def receive(self) -> SessionMessage | Exception:
         while True:
@@ -111,26 +108,6 @@ class _Answering:
                 return item
             self.writer.write(answer)
             await self.writer.drain()
-
-    def __aiter__(self) -> _Answering:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> _Answering:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 class _Writer:
@@ -210,7 +187,7 @@ async def stdio_streams(
         lines, out = _Lines(reader, lane, writer), _Writer(writer, handshake)
         inflight = InFlight()
         async with sdk_stdio.stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):  # pyright: ignore[reportArgumentType]
-            reading = CountedReader(_Answering(read_stream, writer), inflight)  # pyright: ignore[reportArgumentType]
+            reading = CountedReader(_Answering(read_stream, writer), inflight)
             yield reading, CountedWriter(write_stream, inflight)
     finally:
         for transport in (read_transport, write_transport):

@@ -13,14 +13,14 @@ of input, so a tool waiting on one ends with the grace.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
 import anyio
 from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-if TYPE_CHECKING:
-    from types import TracebackType
+from .wrapped import WrappedReader, WrappedWriter
 
+if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
 
     from ..surface.lowlevel import MessageReader, MessageWriter
@@ -66,16 +66,12 @@ class InFlight:
             await self._idle.wait()
 
 
-class CountedReader:
+class CountedReader(WrappedReader):
     """The SDK's read stream, counting requests, with its end held until they are answered."""
 
     def __init__(self, inner: MessageReader, inflight: InFlight) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.inflight = inflight
-
-    @property
-    def last_context(self) -> object:
-        return getattr(self.inner, "last_context", None)
 
     async def receive(self) -> SessionMessage | Exception:
         try:
@@ -86,53 +82,14 @@ class CountedReader:
         self.inflight.read(item)
         return item
 
-    def __aiter__(self) -> Self:
-        return self
 
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class CountedWriter:
+class CountedWriter(WrappedWriter):
     """The SDK's write stream, marking each answer to a client request as it goes out."""
 
     def __init__(self, inner: MessageWriter, inflight: InFlight) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.inflight = inflight
 
     async def send(self, item: SessionMessage, /) -> None:
         await self.inner.send(item)
         self.inflight.written(item)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None

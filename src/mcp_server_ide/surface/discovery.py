@@ -7,8 +7,10 @@ features change (``git init`` by a tool or by the person, the first ``.py`` file
 roots) every client gets ``notifications/tools/list_changed`` (2025 era: on its connection,
 advertised with ``tools.listChanged``; 2026 era: on ``subscriptions/listen`` streams).
 
-Features are re-checked after every tool call and every few seconds while clients are
-connected (a handful of ``stat`` calls plus a bounded scan for languages, cached).
+Features are re-checked after every tool call that may write and every few seconds while clients
+are connected. A re-check reads the workspace again (a bounded scan for languages) only when a
+folder that scan read has changed since, calling ``stat`` on those folders (a file made, deleted
+or renamed changes its folder's ctime): an idle server lists no folder.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 import os
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,10 +74,46 @@ LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-def detect(ws: Workspace) -> frozenset[str]:
+RACY_NS = 2_000_000_000
+"""A folder changed this close before a scan may change again within the same tick of its
+filesystem's clock, unseen in its stamp: the next re-check reads the workspace again."""
+
+Stamp = tuple[int, int]
+"""A folder's (inode, ctime in ns); (0, 0) when it cannot be read."""
+
+
+def _stamp(path: str) -> Stamp:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (0, 0)
+    return (st.st_ino, st.st_ctime_ns)
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The features of a workspace and the folders read to find them, each with its stamp."""
+
+    features: frozenset[str]
+    roots: tuple[Path, ...]
+    folders: tuple[tuple[str, Stamp], ...]
+    racy: bool
+    """A folder changed within :data:`RACY_NS` before the scan."""
+
+    def current(self, ws: Workspace) -> bool:
+        """True while no folder the scan read has changed (one ``stat`` a folder, no listing)."""
+        if self.racy or tuple(ws.roots) != self.roots:
+            return False
+        return all(_stamp(path) == stamp for path, stamp in self.folders)
+
+
+def detect(ws: Workspace) -> Scan:
     """The features of a workspace: ``git`` when it is a repository, plus its languages."""
+    started = time.time_ns()
     found: set[str] = set()
-    for root in ws.roots:
+    folders: list[tuple[str, Stamp]] = []
+    for root in ws.roots:  # every root stamped, also one the scan below does not reach
+        folders.append((str(root), _stamp(str(root))))
         if (root / ".git").exists():  # the repository the git engine uses: the root's own
             found.add("git")
         for lang, (markers, _exts) in LANGUAGES.items():
@@ -86,6 +125,8 @@ def detect(ws: Workspace) -> frozenset[str]:
         stack = [str(root)]
         while stack and seen < SCAN_LIMIT:
             folder = stack.pop()
+            if folder != str(root):  # stamped before its listing: a change during it shows
+                folders.append((folder, _stamp(folder)))
             try:
                 with os.scandir(folder) as it:
                     for entry in it:
@@ -99,29 +140,34 @@ def detect(ws: Workspace) -> frozenset[str]:
                                 found.add(lang)
             except OSError:
                 continue
-    return frozenset(found)
+    racy = any(ctime > started - RACY_NS for _path, (_ino, ctime) in folders)
+    return Scan(frozenset(found), tuple(ws.roots), tuple(folders), racy)
 
 
 class Features:
-    """Per-workspace service: cached features, re-detected at most every CACHE_SECONDS."""
+    """Per-workspace service: the features, checked at most every CACHE_SECONDS (``fresh``: now),
+    the workspace read again only when a folder the last scan read has changed."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self._lock = threading.Lock()
         self._at = -math.inf
-        self._value: frozenset[str] = frozenset()
+        self._scan: Scan | None = None
 
     def get(self, fresh: bool = False) -> frozenset[str]:
         with self._lock:
-            if fresh or time.monotonic() - self._at > CACHE_SECONDS:
-                self._value = detect(self.ws)
+            due = fresh or time.monotonic() - self._at > CACHE_SECONDS
+            if due:
                 self._at = time.monotonic()
-            return self._value
+            if self._scan is None or (due and not self._scan.current(self.ws)):
+                self._scan = detect(self.ws)
+            return self._scan.features
 
     def follow_roots(self, roots: list[Path]) -> bool:
         """Stays; the features are of every root, so the next :meth:`get` detects them again."""
         with self._lock:
             self._at = -math.inf
+            self._scan = None
         return True
 
 

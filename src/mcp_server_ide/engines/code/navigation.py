@@ -8,9 +8,9 @@ partial. A definition outside the workspace gives only the file name.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -136,29 +136,19 @@ def _through_shorthands(
     """``refs`` plus the references of the importers of every object-literal shorthand among them
     (``module.exports = { helper }``; see :mod:`.shorthand`), and why importers may be missing."""
 
-    def read(path: Path) -> str | None:
-        return read_for(ws, server, path)
+    def spots() -> list[tuple[str, lsp.Range]]:  # what ``refs`` holds by then
+        return [(r.uri, r.range) for r in refs]
 
-    def refs_at(uri: str, pos: lsp.Position) -> list[lsp.Location]:
-        return references_at(server, uri, pos)
-
-    asked: set[tuple[str, int, int]] = set()
     missing: str | None = None
-    for _hop in range(shorthand.MAX_HOPS):
-        spots = [
-            (uri, pos)
-            for uri, pos in shorthand.shorthands([(r.uri, r.range) for r in refs], read)
-            if (uri, pos.line, pos.character) not in asked
-        ]
-        if not spots:
-            break
-        for uri, pos in spots:
-            asked.add((uri, pos.line, pos.character))
-            name = shorthand.name_at(read, uri, pos)
-            uses, why = shorthand.linked_uses(ws.root, uri, pos, name, read, refs_at)
-            missing = missing or why
-            for other, at in uses:
-                refs = refs + refs_at(other, at)
+    for _name, uses, why in shorthand.importer_uses(
+        ws.root,
+        spots,
+        functools.partial(read_for, ws, server),
+        functools.partial(references_at, server),
+    ):
+        missing = missing or why
+        for other, at in uses:
+            refs = refs + references_at(server, other, at)
     return refs, missing
 
 

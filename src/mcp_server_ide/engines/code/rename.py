@@ -8,8 +8,8 @@ new name a refactoring introduces.
 
 from __future__ import annotations
 
+import functools
 import re
-from pathlib import Path
 
 from lsprotocol import types as lsp
 
@@ -112,46 +112,36 @@ def _through_shorthands(
     renames, so the files importing a name exported as ``{ helper }`` are renamed with it (see
     :mod:`.shorthand`), and why importers may be missing."""
 
-    def read(path: Path) -> str | None:
-        return read_for(ws, server, path)
+    def spots() -> list[tuple[str, lsp.Range]]:  # what ``edit`` holds by then
+        return shorthand.edit_spots(edit)
 
-    def refs_at(uri: str, pos: lsp.Position) -> list[lsp.Location]:
-        return references_at(server, uri, pos)
-
-    asked: set[tuple[str, int, int]] = set()
     missing: str | None = None
-    for _hop in range(shorthand.MAX_HOPS):
-        spots = [
-            (uri, pos)
-            for uri, pos in shorthand.shorthands(shorthand.edit_spots(edit), read)
-            if (uri, pos.line, pos.character) not in asked
-        ]
-        if not spots:
-            break
-        for uri, pos in spots:
-            asked.add((uri, pos.line, pos.character))
-            old = shorthand.name_at(read, uri, pos)  # the edit is not applied yet: the old name
-            uses, why = shorthand.linked_uses(ws.root, uri, pos, old, read, refs_at)
-            missing = missing or why
-            for other, at in uses:
-                try:
-                    more = server.request(
-                        "textDocument/rename",
-                        lsp.RenameParams(
-                            text_document=lsp.TextDocumentIdentifier(uri=other),
-                            position=at,
-                            new_name=new_name,
-                        ),
-                        timeout=120,
-                    )
-                except Unavailable:
-                    raise
-                except Exception as exc:  # the server refused at an importer: it would be left behind
-                    missing = missing or f"the server would not rename {old!r} where it is imported: {exc}"
-                    continue
-                merged = shorthand.merge_edits(edit, more) if more is not None else edit
-                if merged is None:
-                    missing = missing or f"the renames of {old!r} at its importers conflict with each other"
-                else:
-                    edit = merged
+    for old, uses, why in shorthand.importer_uses(
+        ws.root,
+        spots,
+        functools.partial(read_for, ws, server),
+        functools.partial(references_at, server),
+    ):  # the edit is not applied yet: ``old`` is the old name
+        missing = missing or why
+        for other, at in uses:
+            try:
+                more = server.request(
+                    "textDocument/rename",
+                    lsp.RenameParams(
+                        text_document=lsp.TextDocumentIdentifier(uri=other),
+                        position=at,
+                        new_name=new_name,
+                    ),
+                    timeout=120,
+                )
+            except Unavailable:
+                raise
+            except Exception as exc:  # the server refused at an importer: it would be left behind
+                missing = missing or f"the server would not rename {old!r} where it is imported: {exc}"
+                continue
+            merged = shorthand.merge_edits(edit, more) if more is not None else edit
+            if merged is None:
+                missing = missing or f"the renames of {old!r} at its importers conflict with each other"
+            else:
+                edit = merged
     return edit, missing

@@ -10,13 +10,13 @@ renames the shorthand, so the exported name changes: left alone, every importer 
 :func:`shorthands` finds the object-literal shorthands among an answer's locations;
 :func:`linked_uses` finds, among the whole-word uses of the name in other JS/TS files, those whose
 own references include the shorthand (tsserver's word, not a guess), one per file, for the caller to
-ask there and merge (:func:`merge_edits`), a few hops at most.
+ask there and merge (:func:`merge_edits`), a few hops at most (:func:`importer_uses` walks them).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +112,31 @@ def linked_uses(
                 continue
             break
     return out, None if found.complete else too_many(name)
+
+
+def importer_uses(
+    root: Path,
+    spots: Callable[[], Iterable[tuple[str, lsp.Range]]],
+    read: Callable[[Path], str | None],
+    references: Callable[[str, lsp.Position], list[Any]],
+) -> Iterator[tuple[str, list[tuple[str, lsp.Position]], str | None]]:
+    """For each shorthand among ``spots()`` not yet followed: its name, its :func:`linked_uses` and
+    why they may miss some; up to :data:`MAX_HOPS` hops, ``spots()`` asked again at each (the
+    caller grows what it answers with what it found at the importers)."""
+    asked: set[tuple[str, int, int]] = set()
+    for _hop in range(MAX_HOPS):
+        found = [
+            (uri, pos)
+            for uri, pos in shorthands(spots(), read)
+            if (uri, pos.line, pos.character) not in asked
+        ]
+        if not found:
+            return
+        for uri, pos in found:
+            asked.add((uri, pos.line, pos.character))
+            name = name_at(read, uri, pos)
+            uses, why = linked_uses(root, uri, pos, name, read, references)
+            yield name, uses, why
 
 
 def too_many(name: str) -> str:

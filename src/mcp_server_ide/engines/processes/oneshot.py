@@ -208,10 +208,7 @@ def run(
         sel.close()
         if pidfd is not None:
             os.close(pidfd)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        _close_pipes(proc)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
         tree.note_limits(proc.returncode, err.value())
@@ -223,6 +220,27 @@ def run(
         raise ToolFailure(
             "cancelled: the caller cancelled this call (the command was stopped)", kind="conflict"
         )
+    return _completed(proc, tree, out, err, started, timed_out=timed_out, killed=killed if leftovers else 0)
+
+
+def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+def _completed(
+    proc: subprocess.Popen[bytes],
+    tree: ProcessTree,
+    out: Capture,
+    err: Capture,
+    started: float,
+    *,
+    timed_out: bool,
+    killed: int,
+) -> Completed:
+    """The result of a run that has ended (``killed``: leftover processes killed after it exited)."""
     return Completed(
         stdout_bytes=out.value(),
         stderr_bytes=err.value(),
@@ -232,7 +250,7 @@ def run(
         duration_ms=int((time.perf_counter() - started) * 1000),
         stdout_total=out.total,
         stderr_total=err.total,
-        leftovers_killed=killed if leftovers else 0,
+        leftovers_killed=killed,
         limit=tree.limit_hit,
     )
 
@@ -335,10 +353,7 @@ async def run_async(
                 drain(open_fds, sinks)
             if pidfd is not None:
                 os.close(pidfd)
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
+            _close_pipes(proc)
             for _ in range(250):
                 if proc.poll() is not None:
                     break
@@ -348,15 +363,4 @@ async def run_async(
                 sweep_later(tree)
             else:
                 tree.forget()
-    return Completed(
-        stdout_bytes=out.value(),
-        stderr_bytes=err.value(),
-        exit_code=proc.returncode,
-        timed_out=timed_out,
-        truncated=out.truncated or err.truncated,
-        duration_ms=int((time.perf_counter() - started) * 1000),
-        stdout_total=out.total,
-        stderr_total=err.total,
-        leftovers_killed=killed if leftovers else 0,
-        limit=tree.limit_hit,
-    )
+    return _completed(proc, tree, out, err, started, timed_out=timed_out, killed=killed if leftovers else 0)
