@@ -105,7 +105,7 @@ def _beside_the_way(resolved: sandbox.Resolved) -> list[str] | None:
         above = "/".join(parts[:depth])
         prefix = above + "/" if above else ""
         try:
-            fd = sandbox.open_folder_beneath(resolved.root, above)
+            fd = sandbox.open_listing(resolved.root, above)
         except OSError:
             return None
         try:
