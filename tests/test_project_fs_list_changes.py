@@ -257,7 +257,8 @@ async def test_a_name_ripgrep_cannot_take_as_a_glob_lists_the_whole_tree(
     mcp: Any, ws_path: Path, updates: list[bool]
 ) -> None:
     """A folder to skip whose name holds a tab (ripgrep trims a glob's white space): the listing
-    runs ripgrep over the whole tree instead, with the same answer."""
+    runs ripgrep over the whole tree instead, with the same answer, and the next ones start it
+    beside their walk until the name is gone."""
     _tree(ws_path)
     write(ws_path, "tab\there/t.py", "")
     time.sleep(SETTLE)
@@ -266,6 +267,12 @@ async def test_a_name_ripgrep_cannot_take_as_a_glob_lists_the_whole_tree(
         await check("the first listing", "whole")
         write(ws_path, "src/new.py", "")
         await check("a file added beside it", "whole")
+        write(ws_path, "src/newer.py", "")  # refused before: ripgrep ran beside the walk
+        await check("another one", "whole")
+        (ws_path / "tab\there").rename(ws_path / "tab here")
+        await check("the folder renamed: brought up to date again (ripgrep beside the walk stopped)")
+        write(ws_path, "src/newest.py", "")
+        await check("and after")
 
 
 def _append(path: Path, text: str) -> None:

@@ -10,10 +10,11 @@ the filter needs of the walk alone (its names sorted, the folders holding files)
 next listing and used again while its walk finds the same (an unchanged tree).
 
 What a listing kept is remembered too (:func:`remember`), with the stamps of every ignore file that
-bears on it; the next listing of the same folder starts ripgrep only once its walk reads a folder
-anew (a folder changed since it was read), and otherwise takes the remembered answer if no ignore
-file changed either (:func:`remembered`): ripgrep's answer depends only on the folders' entries and
-those files' contents.
+bears on it. While none of them changed, the next listing of the same folder does not run ripgrep
+beside its walk: it takes the remembered answer if its walk read no folder anew either
+(:func:`remembered`), and otherwise brings it up to date, ripgrep asked only about the files of
+the folders that changed (:mod:`.since`; :func:`prepared_since` for the sorted names). ripgrep's
+answer depends only on the folders' entries and those files' contents.
 """
 
 from __future__ import annotations

@@ -94,10 +94,11 @@ def project_fs_list(
     try:
         if ripgrep is None:
             found = walk(resolved, recursive, bounds)
-        else:
-            found = walk(resolved, recursive, bounds, ripgrep.poll)
+        else:  # once refused (since.refused), ripgrep starts as soon as a folder is read anew
+            fresh = ripgrep.start if since_last and since.refused(resolved) else None
+            found = walk(resolved, recursive, bounds, ripgrep.poll, fresh)
         complete = found.complete
-        if since_last:
+        if since_last and ripgrep is not None:
             stamps = kept.ignore_stamps(resolved, found)
             answer = kept.remembered(resolved, found, stamps)
             updated = (
@@ -105,6 +106,7 @@ def project_fs_list(
             )
             if updated is not None:
                 ignores, started_ns = updated
+                ripgrep.stop()  # (started only if refused before: not needed now)
         if ripgrep is not None and answer is None and ignores is None:
             # While ripgrep runs: what the filter needs of the walk.
             ignores = IgnoreFilter(resolved, found)

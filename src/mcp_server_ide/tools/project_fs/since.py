@@ -28,6 +28,10 @@ from . import kept
 from .kept import IgnoreFilter, Stamp
 from .walk import ALWAYS_SKIPPED, Walk
 
+_refused: tuple[str, str] | None = None
+"""The root and folder whose last listing could not be brought up to date for a reason that stays
+(a folder name ripgrep cannot take as a glob, too many folders to skip, ripgrep failing)."""
+
 MAX_SKIPPED_CHARS = 256 * 1024
 """The folders to skip take at most this many characters of ripgrep's command line (Linux allows
 2 MB of arguments in all); past it (a folder of thousands of subfolders), a whole run."""
@@ -40,9 +44,11 @@ def update(
     ripgrep does not name (ready for :meth:`~.kept.IgnoreFilter.apply`), and when ripgrep started
     (``time.time_ns``); None when the remembered listing cannot be brought up to date. ``stamps``:
     the ignore files' now (:func:`.kept.ignore_stamps` of ``found``)."""
+    global _refused
     memo = kept.remembered_listing(resolved)
     if memo is None or os.sep != "/" or not found.complete or stamps is None or stamps != memo.stamps:
         return None
+    key = memo.key
     earlier = dict(memo.prepared.found.batches)
     same: list[list[str]] = []
     changed: list[tuple[str, list[str], list[str] | None]] = []
@@ -56,12 +62,12 @@ def update(
     named: set[str] = set()
     if changed:
         skipped = _skipped(resolved, found, [base for base, _, _ in changed])
-        if skipped is None:
-            return None
-        answer = search.files_skipping(resolved.root, skipped)
+        answer = None if skipped is None else search.files_skipping(resolved.root, skipped)
         if answer is None:
+            _refused = key
             return None
         named = answer
+    _refused = None
     was = memo.kept.excluded
     excluded: set[str] = set()
     for files in same:
@@ -71,6 +77,12 @@ def update(
         excluded.update(itertools.filterfalse(named.__contains__, files))
     prepared = kept.prepared_since(memo.prepared, found, changed, list(earlier.values()))
     return IgnoreFilter(resolved, found, prepared, excluded), started
+
+
+def refused(resolved: sandbox.Resolved) -> bool:
+    """Whether the last listing of this folder could not be brought up to date for a reason that
+    stays: the next one had better run ripgrep beside its walk, as soon as it reads a folder anew."""
+    return _refused == (str(resolved.root), resolved.rel)
 
 
 def _skipped(resolved: sandbox.Resolved, found: Walk, bases: list[str]) -> list[str] | None:
