@@ -136,7 +136,10 @@ class IgnoreFilter:
         """Once :attr:`excluded` holds only the files ripgrep did not name: a folder is kept when it
         holds a kept file, or no file at all (an empty folder cannot be told apart), and only
         inside a kept folder; a symlink or other entry is kept when its folder is."""
-        found, made, excluded = self.found, self.prepared, self.excluded
+        found, made = self.found, self.prepared
+        # A set keeps its size as names are taken out (ripgrep's): a copy holds only what is left
+        # (~0.5 MB, not 2 MB, for 100,000 files of which 10,000 are left), and it is kept.
+        excluded = self.excluded = set(self.excluded)
         holding_files = made.holding_files
         if not excluded:  # nothing ignored: every folder holding files keeps one
             holding_kept = holding_files
