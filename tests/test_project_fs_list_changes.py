@@ -289,3 +289,22 @@ def _remove_tree(path: Path) -> None:
     for below in sorted(path.rglob("*"), key=lambda p: len(p.parts), reverse=True):
         below.rmdir() if below.is_dir() and not below.is_symlink() else below.unlink()
     path.rmdir()
+
+
+async def test_too_many_folders_to_skip_lists_the_whole_tree(
+    mcp: Any, ws_path: Path, updates: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More folders to skip than ripgrep's command line holds (here: any): the whole tree again."""
+    from mcp_server_ide.tools.project_fs import since
+
+    _tree(ws_path)
+    time.sleep(SETTLE)
+    async with mcp(ws_path) as client:
+        check = _checker(client, ws_path, updates)
+        await check("the first listing", "whole")
+        monkeypatch.setattr(since, "MAX_SKIPPED_CHARS", 1)
+        write(ws_path, "src/pkg/new.log", "")
+        await check("an ignored file added", "whole")
+        monkeypatch.setattr(since, "MAX_SKIPPED_CHARS", 256 * 1024)
+        write(ws_path, "src/pkg/new.py", "")
+        await check("a file added, with room again")
