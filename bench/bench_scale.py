@@ -27,7 +27,9 @@ nor ``dist``):
   between rounds, so after the first listing the server's walk finds every folder as it read it
   and no ignore file changed: it answers without running ripgrep again (``project_fs/kept.py``).
   ``list.changed`` is the same listing right after a file was added to (or removed from) one folder:
-  ripgrep runs again beside the rest of the walk.
+  the remembered answer is brought up to date, ripgrep asked again (from the root, every folder not
+  on the way skipped) only about the files of the folders the walk read anew
+  (``project_fs/since.py``).
 - RSS: VmRSS of the server process, read from /proc after the rounds; the processes it started (the
   language server its warm-up starts after the handshake, basedpyright on this tree) are printed
   apart, each named, with their sum: their memory is theirs (a language server loading 40,000 Python

@@ -25,14 +25,22 @@ Which module holds what:
 - :mod:`.beneath`: names and lines looked up again beneath the root, never through a link.
 - :mod:`.content`: :func:`search_content`, the matching lines of files.
 - :mod:`.files`: :func:`list_files` (what a search looks at; :class:`StreamedFiles`: the
-  same names while ripgrep prints them), :func:`find_files` (by name) and :func:`list_temp_files`.
+  same names while ripgrep prints them; :func:`files_skipping`: the same but below some folders), :func:`find_files` (by name) and :func:`list_temp_files`.
 - :mod:`.names`: splitting ripgrep's list of names, and finding a text in it before decoding it.
 """
 
 from __future__ import annotations
 
 from .content import FileMatches, Match, search_content
-from .files import FilesResult, StreamedFiles, find_files, list_files, list_temp_files, stream_files
+from .files import (
+    FilesResult,
+    StreamedFiles,
+    files_skipping,
+    find_files,
+    list_files,
+    list_temp_files,
+    stream_files,
+)
 from .ripgrep import rg_binary
 from .scope import Filters
 
@@ -42,6 +50,7 @@ __all__ = [
     "Filters",
     "Match",
     "StreamedFiles",
+    "files_skipping",
     "find_files",
     "list_files",
     "list_temp_files",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .beneath import present
-from .globs import matcher
+from .globs import exact_glob, matcher
 from .names import NameStream, candidates, contains, records, split_names
 from .ripgrep import DEFAULT_TIMEOUT, MAX_OUTPUT, Running, rel_name, rg_binary, run
 from .scope import SWAPPED, Filters, common_args
@@ -103,6 +103,30 @@ def stream_files(
 ) -> str | None:
     """:class:`StreamedFiles` read to the end at once; why ripgrep was stopped early, or None."""
     return StreamedFiles(root, on_names, timeout=timeout, max_output=max_output).finish()
+
+
+def files_skipping(
+    root: Path, skipped: list[str], *, timeout: float = DEFAULT_TIMEOUT, max_output: int = MAX_OUTPUT
+) -> set[str] | None:
+    """The files :class:`StreamedFiles` lists of the whole root, but for what is below the folders
+    ``skipped`` (root-relative POSIX paths): ripgrep is not to enter them. Each is given as a glob
+    that matches that path alone (:func:`.globs.exact_glob`, an override ``!/path``): an override
+    that matches only ever takes an entry out, and one that does not leaves ripgrep's verdict as it
+    was, so every other file is named exactly as a run without them names it (ripgrep still walks
+    from the root and reads every ignore file on the way). None when that cannot be told: a path
+    ripgrep could not take as a glob, an error (exit status 2), a run stopped early. As with
+    :class:`StreamedFiles`, no name is looked up again beneath the root."""
+    globs: list[str] = []
+    for rel in skipped:
+        glob = exact_glob(rel)
+        if glob is None:
+            return None
+        globs += ["--glob", "!" + glob]
+    args = [rg_binary(), *common_args(Filters()), *globs, "--files", "--null", "--", "."]
+    out, _err, code, reason = run(args, root, timeout, max_output)
+    if reason is not None or code not in (0, 1):
+        return None
+    return set(split_names(out))
 
 
 def find_files(

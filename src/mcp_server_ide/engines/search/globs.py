@@ -87,6 +87,21 @@ def _glob_regex_part(text: str) -> str:
     return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in text)
 
 
+def exact_glob(rel: str) -> str | None:
+    """A ripgrep glob matching the root-relative POSIX path ``rel`` and nothing else: anchored at the
+    root (``/`` first), every character but ASCII letters, digits, ``/`` and ``_ . -`` escaped with a
+    backslash (ripgrep's globs take ``\\c`` as a literal ``c`` for any ``c``). None when ripgrep
+    could not take it as given: a character that is not printable (a control or format character,
+    a space other than " ", a name that is not UTF-8), since ripgrep trims a glob's trailing
+    white space and only reads UTF-8 globs."""
+    if not rel.isprintable():
+        return None
+    return "/" + _NOT_PLAIN.sub(r"\\\g<0>", rel)
+
+
+_NOT_PLAIN = re.compile(r"[^A-Za-z0-9/_.-]")
+
+
 def check_glob(glob: str) -> str:
     if not glob or "\x00" in glob or "\n" in glob:
         raise ToolFailure(f"invalid glob {glob!r}: give a pattern such as '*.py' or 'src/**'")

@@ -19,7 +19,7 @@ from typing_extensions import TypedDict
 from ...call import current
 from ...engines import memory, sandbox
 from ...registry import ToolFailure, tool
-from . import kept
+from . import kept, since
 from .kept import IgnoreFilter, RipgrepFiles
 from .walk import EntryKind, walk
 from .walkbounds import WalkBounds
@@ -80,25 +80,39 @@ def project_fs_list(
             )
         raise ToolFailure(f"{resolved.display_rel!r} is a file, not a folder (read it with project_fs_read)")
     ripgrep: RipgrepFiles | None = None
+    since_last = False
     if recursive and not includeIgnored:
-        # A folder listed before: ripgrep starts once the walk reads a folder anew (else the last
-        # answer may stand: kept.remembered); a first listing runs it beside the whole walk.
-        ripgrep = RipgrepFiles(resolved.root, started=not kept.remembers(resolved))
+        # A folder listed before, its ignore files as they were: once the walk is done, the last
+        # answer stands or is brought up to date (kept.remembered, since.update), ripgrep asked
+        # only about the folders that changed. Otherwise ripgrep runs beside the whole walk.
+        since_last = kept.remembers(resolved)
+        ripgrep = RipgrepFiles(resolved.root, started=not since_last)
     bounds = WalkBounds()
     ignores: IgnoreFilter | None = None
     answer: kept.Kept | None = None
+    started_ns = 0
     try:
         if ripgrep is None:
             found = walk(resolved, recursive, bounds)
-        else:
-            found = walk(resolved, recursive, bounds, ripgrep.poll, ripgrep.start)
+        else:  # once refused (since.refused), ripgrep starts as soon as a folder is read anew
+            fresh = ripgrep.start if since_last and since.refused(resolved) else None
+            found = walk(resolved, recursive, bounds, ripgrep.poll, fresh)
         complete = found.complete
-        if ripgrep is not None and not ripgrep.started:
-            answer = kept.remembered(resolved, found)
-        if ripgrep is not None and answer is None:  # while ripgrep runs: what the filter needs of the walk
+        if since_last and ripgrep is not None:
+            stamps = kept.ignore_stamps(resolved, found)
+            answer = kept.remembered(resolved, found, stamps)
+            updated = (
+                since.update(resolved, found, stamps) if answer is None and bounds.note is None else None
+            )
+            if updated is not None:
+                ignores, started_ns = updated
+                ripgrep.stop()  # (started only if refused before: not needed now)
+        if ripgrep is not None and answer is None and ignores is None:
+            # While ripgrep runs: what the filter needs of the walk.
             ignores = IgnoreFilter(resolved, found)
             ripgrep.into(ignores.excluded)
             complete = ripgrep.finish() and complete
+            started_ns = ripgrep.started_ns
     except BaseException:
         if ripgrep is not None:
             ripgrep.stop()
@@ -113,7 +127,7 @@ def project_fs_list(
             assert ignores is not None
             answer = ignores.apply()
             if complete and bounds.note is None:
-                kept.remember(resolved, ignores, answer, ripgrep.started_ns)
+                kept.remember(resolved, ignores, answer, started_ns)
         total, page = answer.total, answer.page(offset, maxEntries)
         folders, others = answer.folders, answer.others
     end = offset + len(page)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -175,19 +175,18 @@ class _Read:
         """The folder's :data:`IGNORE_CONTROLS` names (read before the never-listed ones went)."""
         self.files: list[str] | None = files
         """The files' names until a view holds them (then None: :meth:`names`)."""
-        self.rest = rest
-        """Folders (kind None), symlinks and others, in the folder's order."""
         self.subfolders = [name for name, kind in rest if kind is None]
+        self.rest: Sequence[tuple[str, EntryKind]] = [(n, k) for n, k in rest if k is not None] or ()
+        """Symlinks and others (not the folders: :attr:`subfolders`), in the folder's order; most
+        folders have none, and then share one empty tuple (~1.5 MB less held for 13,000 folders)."""
         self.size = len(files) + len(rest)
-        self._view: tuple[str, list[str], list[str], list[tuple[str, EntryKind]]] | None = None
+        self._view: tuple[str, list[str], list[str], Sequence[tuple[str, EntryKind]]] | None = None
 
-    def view(self, base: str) -> tuple[list[str], list[str], list[tuple[str, EntryKind]]]:
+    def view(self, base: str) -> tuple[list[str], list[str], Sequence[tuple[str, EntryKind]]]:
         """Files, folders and the rest, relative, under ``base``."""
         view = self._view
         if view is None or view[0] != base:
-            rest: list[tuple[str, EntryKind]] = [
-                (base + name, kind) for name, kind in self.rest if kind is not None
-            ]
+            rest: Sequence[tuple[str, EntryKind]] = [(base + name, kind) for name, kind in self.rest] or ()
             view = (
                 base,
                 list(map(base.__add__, self.names())),
