@@ -10,6 +10,8 @@ SQLite reads stay on the store's own engine (no round trips there).
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
@@ -27,7 +29,7 @@ class Reads:
             return cls(engine)
         return cls(sa.create_engine(url, isolation_level="AUTOCOMMIT", pool_size=10, max_overflow=20))
 
-    def first(self, query: sa.Select[tuple[object, ...]]) -> sa.Row[tuple[object, ...]] | None:
+    def first(self, query: sa.Select[Any]) -> sa.Row[Any] | None:
         """The first row of ``query``, or None."""
         for attempt in range(2):
             try:
