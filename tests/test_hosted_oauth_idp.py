@@ -191,6 +191,7 @@ def service(tmp_path_factory: pytest.TempPathFactory, idp: Idp) -> Iterator[Host
     store.close()
     secret_file = data.parent / "introspection-secret"
     secret_file.write_text(idp.client_secret + "\n")
+    secret_file.chmod(0o600)
     service = start_hosted(
         data,
         "--issuer",
@@ -467,3 +468,30 @@ def test_the_introspection_cache_ends_at_the_tokens_exp_or_the_bound_and_is_boun
         anyio.run(run)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--introspection-client-id", "rs"], "needs its secret: give --introspection-client-secret-file"),
+        (
+            ["--introspection-client-id", "rs", "--introspection-client-secret-file", "/nonexistent/s"],
+            "cannot read --introspection-client-secret-file",
+        ),
+        (["--introspection-uri", "http://127.0.0.1:9/i"], "need --introspection-client-id ID"),
+        (["--introspection-client-id", "rs", "--no-issuer"], "--introspection-client-id needs --issuer URL"),
+    ],
+)
+def test_introspection_options_missing_a_part_stop_with_the_fix(tmp_path, idp, args, said):
+    import subprocess
+    import sys
+
+    issuer = [] if "--no-issuer" in args else ["--issuer", idp.issuer]
+    env = {k: v for k, v in os.environ.items() if k != "MCP_IDE_INTROSPECTION_CLIENT_SECRET"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_server_ide", "hosted", "--data", str(tmp_path / "data"), "--port", "0",
+         *issuer, *[a for a in args if a != "--no-issuer"]],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    assert done.returncode != 0 and said in done.stderr, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr

@@ -62,10 +62,10 @@ def oauth_setup(args: argparse.Namespace, store, base: str):  # -> (verifier, Re
         resources = Resources(base, issuer, frozenset(a.rstrip("/") for a in args.audience))
         introspection = None
         if args.introspection_client_id:
+            secret = read_secret(args.introspection_client_secret_file)
             endpoint = args.introspection_uri or discover(
                 issuer, "introspection_endpoint", "--introspection-uri"
             )
-            secret = read_secret(args.introspection_client_secret_file)
             introspection = IntrospectionVerifier(
                 store,
                 issuer,

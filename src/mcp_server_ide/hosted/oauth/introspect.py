@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
+import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -41,6 +42,8 @@ CACHE_SECONDS = 60.0
 """The longest an active answer is reused before the provider is asked again."""
 CACHE_ENTRIES = 10_000
 SECRET_ENV = "MCP_IDE_INTROSPECTION_CLIENT_SECRET"
+CLIENT_REFUSED_EVERY = 60.0
+"""Seconds between two log lines saying the provider refuses this service's client (not one a request)."""
 
 
 def basic_auth(client_id: str, secret: str) -> str:
@@ -75,6 +78,7 @@ class IntrospectionVerifier:
         self.clock = clock
         self._authorization = basic_auth(client_id, client_secret)
         self._client: httpx.AsyncClient | None = None
+        self._told = -CLIENT_REFUSED_EVERY
         self._cache: OrderedDict[bytes, tuple[float, AccessToken]] = OrderedDict()
 
     async def verify_token(self, token: str) -> AccessToken | None:
@@ -116,6 +120,9 @@ class IntrospectionVerifier:
             )
             return None
         if response.status_code in (401, 403):
+            if time.monotonic() - self._told < CLIENT_REFUSED_EVERY:
+                return None
+            self._told = time.monotonic()
             log.error(
                 "the identity provider refused this service's introspection client (HTTP %d at %s): check "
                 "--introspection-client-id and its secret; every opaque token is refused meanwhile",
@@ -147,7 +154,9 @@ class IntrospectionVerifier:
         if not isinstance(iss, str) or iss.rstrip("/") != self.issuer.rstrip("/"):
             log.info("an external token was refused: introspection names another issuer")
             return None
-        if exp is not None and (not isinstance(exp, int | float) or exp + LEEWAY < now):
+        if exp is not None and (
+            not isinstance(exp, int | float) or isinstance(exp, bool) or exp + LEEWAY < now
+        ):
             log.info("an external token was refused: introspection says expired")
             return None
         audiences = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
@@ -176,10 +185,12 @@ class IntrospectionVerifier:
 
 def read_secret(path: str | None) -> str:
     """The introspection client's secret: the file's first line, else the environment variable."""
-    import os
-
     if path:
         try:
+            if os.stat(path).st_mode & 0o077:
+                log.warning(
+                    "--introspection-client-secret-file %s can be read by other users: chmod 600 it", path
+                )
             with open(path, encoding="utf-8") as file:
                 secret = file.readline().strip()
         except OSError as exc:
