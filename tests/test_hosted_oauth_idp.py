@@ -482,16 +482,29 @@ def test_the_introspection_cache_ends_at_the_tokens_exp_or_the_bound_and_is_boun
         (["--introspection-client-id", "rs", "--no-issuer"], "--introspection-client-id needs --issuer URL"),
     ],
 )
-def test_introspection_options_missing_a_part_stop_with_the_fix(tmp_path, idp, args, said):
+def test_introspection_options_missing_a_part_stop_with_the_fix(idp, monkeypatch, args, said):
+    """The options as the command line parses them, set up in this process (starting the service
+    for each would take seconds); the first case also runs the real command (below)."""
+    from mcp_server_ide.hosted.cli import serve_parser
+    from mcp_server_ide.hosted.serve import oauth_setup
+
+    monkeypatch.delenv("MCP_IDE_INTROSPECTION_CLIENT_SECRET", raising=False)
+    issuer = [] if "--no-issuer" in args else ["--issuer", idp.issuer]
+    parsed = serve_parser().parse_args([*issuer, *[a for a in args if a != "--no-issuer"]])
+    with pytest.raises(SystemExit) as stopped:
+        oauth_setup(parsed, None, "http://127.0.0.1:1")
+    assert said in str(stopped.value)
+
+
+def test_the_command_stops_with_the_fix_and_no_traceback_when_the_secret_is_missing(tmp_path, idp):
     import subprocess
     import sys
 
-    issuer = [] if "--no-issuer" in args else ["--issuer", idp.issuer]
     env = {k: v for k, v in os.environ.items() if k != "MCP_IDE_INTROSPECTION_CLIENT_SECRET"}
     done = subprocess.run(
         [sys.executable, "-m", "mcp_server_ide", "hosted", "--data", str(tmp_path / "data"), "--port", "0",
-         *issuer, *[a for a in args if a != "--no-issuer"]],
+         "--issuer", idp.issuer, "--introspection-client-id", "rs"],
         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, env=env,
     )  # fmt: skip
-    assert done.returncode != 0 and said in done.stderr, (done.returncode, done.stderr[-2000:])
-    assert "Traceback" not in done.stderr
+    assert done.returncode != 0 and "needs its secret" in done.stderr, (done.returncode, done.stderr[-2000:])
+    assert "MCP_IDE_INTROSPECTION_CLIENT_SECRET" in done.stderr and "Traceback" not in done.stderr
