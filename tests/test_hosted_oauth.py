@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx
@@ -143,7 +144,8 @@ async def test_the_sdk_client_signs_in_in_a_browser_then_calls_tools_and_refresh
 
         async def callback_handler() -> AuthorizationCodeResult:
             got = receiver.got[-1]
-            return AuthorizationCodeResult(code=got["code"], state=got.get("state"))
+            # The SDK client checks RFC 9207's iss against the metadata, which says it is always sent.
+            return AuthorizationCodeResult(code=got["code"], state=got.get("state"), iss=got.get("iss"))
 
         auth = OAuthClientProvider(
             server_url=url,
@@ -228,6 +230,66 @@ def test_the_protected_resource_and_authorization_server_metadata(service):
     assert asm["registration_endpoint"] == service.url + "/register"
     assert asm["revocation_endpoint"] == service.url + "/revoke"
     assert set(asm["grant_types_supported"]) >= {"authorization_code", "refresh_token"}
+
+
+def test_every_authorization_response_names_the_issuer_rfc_9207(service):
+    from mcp.server.auth.routes import build_metadata
+    from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+    from pydantic import AnyHttpUrl
+
+    from tests.support.oauth import login_form
+
+    asm = httpx.get(service.url + "/.well-known/oauth-authorization-server", timeout=60).json()
+    assert asm["authorization_response_iss_parameter_supported"] is True
+    sdk = build_metadata(
+        AnyHttpUrl(service.url),
+        None,
+        ClientRegistrationOptions(
+            enabled=True, valid_scopes=["read", "write", "run"], default_scopes=["read", "write", "run"]
+        ),
+        RevocationOptions(enabled=True),
+    ).model_dump(mode="json", exclude_none=True)
+    assert {k: v for k, v in asm.items() if k != "authorization_response_iss_parameter_supported"} == sdk
+    issuer = asm["issuer"]
+    client = register(service.url, ["http://127.0.0.1:33418"])
+    _, challenge = pkce()
+    query = {"response_type": "code", "client_id": client["client_id"], "code_challenge": challenge,
+             "redirect_uri": "http://127.0.0.1:33418/", "state": "s9"}  # fmt: skip
+
+    def back(location: str) -> dict[str, list[str]]:
+        parts = urlsplit(location)
+        assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "http://127.0.0.1:33418/", location
+        return parse_qs(parts.query)
+
+    with httpx.Client(base_url=service.url, timeout=60) as http:
+        for extra, error in (
+            (
+                {"resource": "https://elsewhere.example/mcp"},
+                "invalid_target",
+            ),  # the provider's AuthorizeError
+            ({"scope": "read admin"}, "invalid_scope"),  # the SDK's own scope check
+            ({"code_challenge_method": "plain"}, "invalid_request"),  # the SDK's parameter check
+            ({"response_type": "token"}, "unsupported_response_type"),
+        ):
+            r = http.get("/authorize", params={**query, **extra})
+            assert r.status_code == 302, (extra, r.text)
+            got = back(r.headers["location"])
+            assert got["error"] == [error] and got["state"] == ["s9"] and got["iss"] == [issuer], got
+        r = http.get("/authorize", params=query)
+        assert "iss" not in parse_qs(
+            urlsplit(r.headers["location"]).query
+        )  # to the sign-in page: not a response
+        page = http.get(r.headers["location"])
+        hidden, scopes = login_form(page.text)
+        denied = back(http.post("/login", data={**hidden, "action": "deny"}).headers["location"])
+        assert (
+            denied["error"] == ["access_denied"] and denied["iss"] == [issuer] and denied["state"] == ["s9"]
+        )
+        r = http.get("/authorize", params=query)
+        hidden, scopes = login_form(http.get(r.headers["location"]).text)
+        form = {**hidden, "username": "alice", "password": PASSWORD, "scope": scopes, "action": "allow"}
+        allowed = back(http.post("/login", data=form).headers["location"])
+        assert allowed["code"] and allowed["iss"] == [issuer] and allowed["state"] == ["s9"]
 
 
 def test_registration_takes_vscodes_redirects_and_any_loopback_port_only(service):

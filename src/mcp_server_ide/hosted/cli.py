@@ -82,6 +82,41 @@ def serve_parser() -> argparse.ArgumentParser:
         default=[],
         help="a token audience accepted for every project (the IdP's API identifier); repeatable",
     )
+    p.add_argument(
+        "--introspection-client-id",
+        help="check the issuer's opaque (non-JWT) access tokens at its token introspection endpoint "
+        "(RFC 7662), signing in there as this client (HTTP Basic); its secret comes from "
+        "--introspection-client-secret-file or the MCP_IDE_INTROSPECTION_CLIENT_SECRET variable",
+    )
+    p.add_argument(
+        "--introspection-uri",
+        help="the issuer's introspection endpoint (default: introspection_endpoint of its metadata)",
+    )
+    p.add_argument(
+        "--introspection-client-secret-file",
+        metavar="FILE",
+        help="a file whose first line is the introspection client's secret",
+    )
+    p.add_argument(
+        "--introspection-cache",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="reuse an active introspection answer this long at most (and never past the token's "
+        "expiry): a token revoked at the provider stops working within it (0 = ask every time; default 60)",
+    )
+    p.add_argument(
+        "--introspection-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="refuse a token whose introspection has no answer within this (default 10)",
+    )
+    p.add_argument(
+        "--introspect-all-tokens",
+        action="store_true",
+        help="ask the introspection endpoint about every token, JWTs too (then no JWKS is needed)",
+    )
     p.add_argument("--user-claim", default="sub", help="the token claim naming the hosted user (default sub)")
     p.add_argument(
         "--token-ttl", type=float, default=3600.0, help="seconds a built-in sign-in's access token lives"

@@ -34,21 +34,53 @@ def open_store(data: Path, database: str | None):  # -> SqlStore
 
 def oauth_setup(args: argparse.Namespace, store, base: str):  # -> (verifier, Resources, ASGI app)
     """The bearer verifier and the OAuth endpoints: the embedded authorization server (the default),
-    or, with ``--issuer``, the external identity provider's JWTs checked against its JWKS."""
+    or, with ``--issuer``, the external identity provider's JWTs checked against its JWKS and, with
+    ``--introspection-client-id``, its other (or all) tokens asked of its introspection endpoint."""
     from .oauth import routes
-    from .oauth.external import JwtVerifier, discover_jwks_uri
+    from .oauth.external import JwtVerifier, discover, discover_jwks_uri
+    from .oauth.introspect import IntrospectionVerifier, read_secret
     from .oauth.provider import HostedProvider
     from .oauth.resource import Resources
     from .oauth.store import OAuthStore
-    from .oauth.verify import HostedVerifier
+    from .oauth.verify import ExternalVerifier, HostedVerifier
     from .tokens import ApiTokenVerifier
 
     api = ApiTokenVerifier(store)
+    wants_introspection = (
+        args.introspection_uri or args.introspection_client_secret_file or args.introspect_all_tokens
+    )
+    if wants_introspection and not args.introspection_client_id:
+        raise SystemExit(
+            "mcp-server-ide hosted: the --introspection-… options need --introspection-client-id ID"
+        )
+    if args.introspection_client_id and not args.issuer:
+        raise SystemExit(
+            "mcp-server-ide hosted: --introspection-client-id needs --issuer URL (the identity provider)"
+        )
     if args.issuer:
         issuer = args.issuer.rstrip("/")
         resources = Resources(base, issuer, frozenset(a.rstrip("/") for a in args.audience))
-        jwks = args.jwks_uri or discover_jwks_uri(issuer)
-        verifier = HostedVerifier(api, external=JwtVerifier(store, issuer, jwks, args.user_claim))
+        introspection = None
+        if args.introspection_client_id:
+            secret = read_secret(args.introspection_client_secret_file)
+            endpoint = args.introspection_uri or discover(
+                issuer, "introspection_endpoint", "--introspection-uri"
+            )
+            introspection = IntrospectionVerifier(
+                store,
+                issuer,
+                endpoint,
+                args.introspection_client_id,
+                secret,
+                args.user_claim,
+                timeout=args.introspection_timeout,
+                cache_seconds=args.introspection_cache,
+            )
+        jwts = None
+        if introspection is None or not args.introspect_all_tokens:
+            jwks = args.jwks_uri or discover_jwks_uri(issuer)
+            jwts = JwtVerifier(store, issuer, jwks, args.user_claim)
+        verifier = HostedVerifier(api, external=ExternalVerifier(jwts, introspection))
         return verifier, resources, routes.build(resources, None, store)
     resources = Resources(base, base)
     provider = HostedProvider(

@@ -29,22 +29,28 @@ LEEWAY = 30
 """Seconds of clock difference allowed on ``exp``/``nbf``."""
 
 
-def discover_jwks_uri(issuer: str, timeout: float = 10) -> str:
-    """The ``jwks_uri`` of the issuer's metadata (OpenID Connect discovery, then RFC 8414)."""
+def discover(issuer: str, member: str, option: str, timeout: float = 10) -> str:
+    """A URL of the issuer's metadata (OpenID Connect discovery, then RFC 8414): ``jwks_uri``,
+    ``introspection_endpoint``; a clear exit naming ``option`` when there is none."""
     base = issuer.rstrip("/")
     errors = []
     for url in (base + "/.well-known/openid-configuration", base + "/.well-known/oauth-authorization-server"):
         try:
             with urllib.request.urlopen(url, timeout=timeout) as answer:
-                found = json.loads(answer.read(1_000_000)).get("jwks_uri")
+                found = json.loads(answer.read(1_000_000)).get(member)
             if isinstance(found, str) and found:
                 return found
-            errors.append(f"{url}: no jwks_uri")
+            errors.append(f"{url}: no {member}")
         except (OSError, ValueError) as exc:
             errors.append(f"{url}: {exc}")
     raise SystemExit(
-        f"mcp-server-ide hosted: cannot find the JWKS of issuer {issuer} ({'; '.join(errors)}); give --jwks-uri"
+        f"mcp-server-ide hosted: cannot find the {member} of issuer {issuer} ({'; '.join(errors)}); give {option}"
     )
+
+
+def discover_jwks_uri(issuer: str, timeout: float = 10) -> str:
+    """The ``jwks_uri`` of the issuer's metadata."""
+    return discover(issuer, "jwks_uri", "--jwks-uri (or --introspect-all-tokens)", timeout)
 
 
 class JwtVerifier:

@@ -5,7 +5,8 @@ which of the requested scopes to grant. Server-rendered, no script, no external 
 request and sends the browser here with its id. The form is protected against cross-site posts by a
 double-submit token (a random cookie, ``SameSite=Strict``, that the form must repeat) and by the
 ``Origin`` check; the page cannot be framed. Signing in makes a one-time code and redirects to the
-client's redirect URI (``code`` and ``state``); "Deny" redirects with ``error=access_denied``.
+client's redirect URI (``code``, ``state`` and RFC 9207's ``iss``); "Deny" redirects with
+``error=access_denied`` (and ``iss``).
 """
 
 from __future__ import annotations
@@ -161,6 +162,7 @@ class LoginPage:
                     error="access_denied",
                     error_description="the user denied access",
                     state=params.state,
+                    iss=self.provider.issuer,
                 )
             )
         username, password = str(form.get("username", ""))[:64], str(form.get("password", ""))
@@ -192,7 +194,11 @@ class LoginPage:
             expires_at=time.time() + CODE_TTL,
         )
         secret = await anyio.to_thread.run_sync(self.oauth.add_code, code)
-        return _back(construct_redirect_uri(str(params.redirect_uri), code=secret, state=params.state))
+        return _back(
+            construct_redirect_uri(
+                str(params.redirect_uri), code=secret, state=params.state, iss=self.provider.issuer
+            )
+        )
 
     def _locked(self, username: str) -> float | None:
         """Seconds until this user name may try again, or None."""

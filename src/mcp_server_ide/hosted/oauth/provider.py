@@ -28,7 +28,7 @@ from mcp.server.auth.provider import (
     TokenError,
 )
 from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
-from pydantic import AnyUrl
+from pydantic import AnyHttpUrl, AnyUrl
 
 from ..store import SCOPES
 from .resource import Resources
@@ -113,6 +113,9 @@ class HostedProvider:
     def __init__(self, oauth: OAuthStore, resources: Resources) -> None:
         self.oauth = oauth
         self.resources = resources
+        self.issuer = str(AnyHttpUrl(resources.issuer))
+        """The issuer exactly as the metadata spells it (pydantic adds ``/`` to a bare origin): the
+        ``iss`` of every authorization response (RFC 9207), which clients compare as a string."""
 
     async def get_client(self, client_id: str) -> HostedClient | None:
         info = await anyio.to_thread.run_sync(self.oauth.client, client_id)
