@@ -246,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         from .doors import handshake as fast_handshake
 
         handshake = fast_handshake.start(_server_options(args))
+        from . import sdkimport
+
+        sdkimport.import_sdk()  # without the HTTP server's and OAuth's extras (sdkimport.py)
     workspaces, server, runner = _build(args)
     workspaces.sweep_leftovers()
 

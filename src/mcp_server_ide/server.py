@@ -108,7 +108,7 @@ def build_server(
     workspace_for: WorkspaceFor, options: ServerOptions | None = None
 ) -> tuple[MCPServer, ToolRunner]:
     """The MCP server and the tool runner every other door shares."""
-    from . import extensions, registry
+    from . import extensions, registry, sdkimport
     from .surface import lowlevel
 
     options = options or ServerOptions()
@@ -147,6 +147,7 @@ def build_server(
         description="An IDE for AI assistants: files, search, code intelligence, git, terminals and run configurations.",
         instructions=INSTRUCTIONS,
         version=__version__,
+        request_state_security=sdkimport.request_state_security(),  # None: the SDK's default
     )
     lowlevel.use_tool_table(server, runner.sdk)  # built lazily: see runner.LazyTools
     extensions.apply_all(server, runner, workspace_for, options)

@@ -58,6 +58,7 @@ UNKEYED_ENV = frozenset(
         "MCP_IDE_FAST_HANDSHAKE",
         "MCP_IDE_DIRECT_LANE",
         "MCP_IDE_WARM",
+        "MCP_IDE_LEAN_IMPORTS",  # sdkimport.py: what the process loads, not what it answers
         "MCP_IDE_BRIDGE_SOCKET",  # engines/editor/channel.py: the VS Code bridge, read (and removed) at first use
         "MCP_IDE_BRIDGE_TOKEN",
     }
