@@ -5,14 +5,21 @@ One data folder, ``--projects`` projects of ``--files`` small source files each.
 ``mcp-server-ide hosted`` workers (``--database`` PostgreSQL, ``--redis``), and two HAProxy fronts
 with the project affinity of deploy/scaleout.sh (the project id hashed): one over both workers, one
 with the first worker only; the projects' split over the two workers is printed. The load:
-``--sessions`` Streamable HTTP sessions per project, each a loop of tool calls (``tools/call`` over ``POST /p/X/mcp``): 50% ``project_fs_read``, 30%
+``--sessions`` Streamable HTTP sessions per project, opened (and warmed with two calls each) by this
+script; then tool calls (``tools/call`` over ``POST /p/X/mcp``) on one connection per session, each
+the next request as soon as the last was answered: 50% ``project_fs_read``, 30%
 ``search_in_files_content``, 20% ``project_fs_write`` (each session its own file), every answer
 checked. Rounds alternate one worker / two workers (``--rounds`` of ``--seconds`` each), so that
-the noise of a shared machine falls on both alike. Printed per round: calls/s, errors, and the CPU
-the load generator itself used (user + system, as a share of one core), the workers' CPU, and the
-load average; then the median ratio of two workers to one.
+the noise of a shared machine falls on both alike. Printed per round: calls/s, errors, the CPU the
+load generator itself used (user + system, as a share of one core), the workers', PostgreSQL's,
+Redis's and HAProxy's CPU, the load average and the latency; then the median ratio of two workers
+to one.
 
-Run: ``python bench/bench_scaleout.py [--projects 8] [--sessions 2] [--seconds 20] [--rounds 3]`` (~3 min).
+Projects are placed by hashing their ids, so with few projects the split over two workers is a
+matter of luck (8 projects came out 1/7 once); 24 make it even enough to measure the workers rather
+than the split. The load is driven by wrk (bench/wrk_mcp.py, ~1% of a core) when it is installed.
+
+Run: ``python bench/bench_scaleout.py [--projects 24] [--sessions 1] [--seconds 20] [--rounds 3]`` (~3 min).
 """
 
 from __future__ import annotations
@@ -193,8 +200,8 @@ def main() -> int:
     from tests.support.services import start_haproxy, start_postgres, start_redis
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--projects", type=int, default=8, help="projects (default 8)")
-    parser.add_argument("--sessions", type=int, default=2, help="concurrent sessions per project (default 2)")
+    parser.add_argument("--projects", type=int, default=24, help="projects (default 24)")
+    parser.add_argument("--sessions", type=int, default=1, help="concurrent sessions per project (default 1)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each round (default 20)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each setup (default 3)")
     parser.add_argument("--files", type=int, default=200, help="source files in the project (default 200)")
@@ -262,7 +269,9 @@ def main() -> int:
                     for w, c in zip(workers, workers_cpu0, strict=True)
                 ]
                 services_cpu = {
-                    k: (tree_cpu(s.process.pid) - services_cpu0[k]) / got["wall"] for k, s in services.items()
+                    # never below 0: a process that ended meanwhile takes its CPU time with it
+                    k: max(0.0, tree_cpu(s.process.pid) - services_cpu0[k]) / got["wall"]
+                    for k, s in services.items()
                 }
                 got["load"] = (load0 + os.getloadavg()[0]) / 2
                 results[name].append(got)
