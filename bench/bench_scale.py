@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from common import answer, interleave, ms, params, process_op, timed
+from common import answer, interleave, ms, params, process_children, process_op, timed
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -210,14 +210,7 @@ def rg_flags() -> list[str]:
 
 def process_tree(pid: int) -> list[tuple[int, str, int]]:
     """``pid`` and every process below it: (pid, a short name, VmRSS in KB), ``pid`` first."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
+    children = process_children()
     found: list[tuple[int, str, int]] = []
     todo = [pid]
     while todo:

@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import wrk_mcp  # noqa: E402
+from common import process_children  # noqa: E402
 
 ACCEPT = "application/json, text/event-stream"
 VERSION = "2025-11-25"
@@ -55,14 +56,7 @@ def cpu_seconds(pid: int) -> float:
 
 def tree_cpu(pid: int) -> float:
     """CPU seconds of a process and every process below it (PostgreSQL's backends, say)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
+    children = process_children()
     total, todo = 0.0, [pid]
     while todo:
         one = todo.pop()

@@ -95,3 +95,16 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -
 
 def ms(values: list[float]) -> float:
     return statistics.median(values) * 1000
+
+
+def process_children() -> dict[int, list[int]]:
+    """Every process's children (parent pid -> pids), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    return children

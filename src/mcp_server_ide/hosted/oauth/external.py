@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import urllib.request
+from collections.abc import Mapping
 
 import anyio
 import jwt
@@ -81,22 +82,39 @@ class JwtVerifier:
         except jwt.PyJWTError as exc:
             log.info("an external token was refused: %s", type(exc).__name__)
             return None
-        name = claims.get(self.user_claim)
-        user = self.store.user_by_name(name) if isinstance(name, str) else None
-        if user is None:
-            log.warning(
-                "an external token's %s names no hosted user (add one with `hosted user add`)",
-                self.user_claim,
-            )
-            return None
         raw = claims.get("scope", claims.get("scp", ""))
         given = raw.split() if isinstance(raw, str) else [s for s in raw if isinstance(s, str)]
         audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-        return AccessToken(
-            token="",
-            client_id=str(claims.get("azp") or claims.get("client_id") or "external"),
-            scopes=[s for s in SCOPES if s in given],
-            expires_at=int(claims["exp"]),
-            subject=user.id,
-            claims={"aud": audiences, "iss": self.issuer},
+        client = claims.get("azp") or claims.get("client_id")
+        return access_token(
+            self.store, self.user_claim, claims, self.issuer, given, audiences, client, claims["exp"]
         )
+
+
+def access_token(
+    store: Store,
+    user_claim: str,
+    claims: Mapping[str, object],
+    issuer: str,
+    scopes: list[str],
+    audiences: list[str],
+    client: object,
+    expires: object,
+) -> AccessToken | None:
+    """An external token's checked claims (a JWT's, or an introspection answer's) as the SDK's
+    ``AccessToken`` of the hosted user ``user_claim`` names; None (logged) when it names none."""
+    name = claims.get(user_claim)
+    user = store.user_by_name(name) if isinstance(name, str) else None
+    if user is None:
+        log.warning(
+            "an external token's %s names no hosted user (add one with `hosted user add`)", user_claim
+        )
+        return None
+    return AccessToken(
+        token="",
+        client_id=str(client or "external"),
+        scopes=[s for s in SCOPES if s in scopes],
+        expires_at=int(expires) if isinstance(expires, int | float) else None,
+        subject=user.id,
+        claims={"aud": audiences, "iss": issuer},
+    )

@@ -33,8 +33,8 @@ import anyio
 import httpx
 from mcp.server.auth.provider import AccessToken
 
-from ..store import SCOPES, Store
-from .external import LEEWAY
+from ..store import Store
+from .external import LEEWAY, access_token
 
 log = logging.getLogger(__name__)
 
@@ -163,23 +163,10 @@ class IntrospectionVerifier:
         if not audiences:
             log.info("an external token was refused: introspection names no audience")
             return None
-        name = answer.get(self.user_claim)
-        user = self.store.user_by_name(name) if isinstance(name, str) else None
-        if user is None:
-            log.warning(
-                "an external token's %s names no hosted user (add one with `hosted user add`)",
-                self.user_claim,
-            )
-            return None
         raw = answer.get("scope", "")
         given = raw.split() if isinstance(raw, str) else []
-        return AccessToken(
-            token="",
-            client_id=str(answer.get("client_id") or "external"),
-            scopes=[s for s in SCOPES if s in given],
-            expires_at=int(exp) if exp is not None else None,
-            subject=user.id,
-            claims={"aud": audiences, "iss": self.issuer},
+        return access_token(
+            self.store, self.user_claim, answer, self.issuer, given, audiences, answer.get("client_id"), exp
         )
 
 
