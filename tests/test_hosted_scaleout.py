@@ -186,6 +186,20 @@ def _sse_messages(text: str) -> list[dict[str, Any]]:
     ]
 
 
+async def _listen(
+    http: httpx.AsyncClient, url: str, session: dict[str, str], got: list[dict[str, Any]], ready: anyio.Event
+) -> None:
+    """Hold the session's GET stream at ``url``: first ``{"worker": …}`` (who holds it), then each
+    message as it comes, into ``got``; ``ready`` is set once the stream is open."""
+    async with http.stream("GET", url, headers={**session, "Accept": "text/event-stream"}) as stream:
+        assert stream.status_code == 200
+        got.append({"worker": stream.headers[WORKER]})
+        ready.set()
+        async for line in stream.aiter_lines():
+            if line.startswith("data:") and line[5:].strip():
+                got.append(json.loads(line[5:]))
+
+
 async def test_a_notification_sent_on_one_worker_reaches_the_get_stream_held_by_the_other(cluster: Cluster):
     """The session opens on worker 1, which also holds its GET stream; the subscription and the write
     go to worker 2 (straight to each worker, not through the proxy, to pin who serves what). Worker 2's
@@ -218,18 +232,9 @@ async def test_a_notification_sent_on_one_worker_reaches_the_get_stream_held_by_
         )
         assert r.status_code == 202 and r.headers[WORKER] != "", r.text
 
-        async def listen(ready: anyio.Event) -> None:
-            async with http.stream("GET", one, headers={**session, "Accept": "text/event-stream"}) as stream:
-                assert stream.status_code == 200
-                got.append({"worker": stream.headers[WORKER]})
-                ready.set()
-                async for line in stream.aiter_lines():
-                    if line.startswith("data:") and line[5:].strip():
-                        got.append(json.loads(line[5:]))
-
         async with anyio.create_task_group() as tg:
             ready = anyio.Event()
-            tg.start_soon(listen, ready)
+            tg.start_soon(_listen, http, one, session, got, ready)
             with anyio.fail_after(30):
                 await ready.wait()
             r = await http.post(
@@ -284,17 +289,9 @@ async def test_a_broadcast_on_one_worker_reaches_sessions_on_the_other(cluster: 
         def announced() -> bool:
             return any(m.get("method") == "notifications/resources/list_changed" for m in got)
 
-        async def listen(ready: anyio.Event) -> None:
-            async with http.stream("GET", one, headers={**s, "Accept": "text/event-stream"}) as stream:
-                assert stream.status_code == 200
-                ready.set()
-                async for line in stream.aiter_lines():
-                    if line.startswith("data:") and line[5:].strip():
-                        got.append(json.loads(line[5:]))
-
         async with anyio.create_task_group() as tg:
             ready = anyio.Event()
-            tg.start_soon(listen, ready)
+            tg.start_soon(_listen, http, one, s, got, ready)
             with anyio.fail_after(30):
                 await ready.wait()
             # A request after the GET stream opened: worker 1 now counts S among its clients.
