@@ -87,13 +87,29 @@ class Sandbox:
         return found
 
 
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def kept_under_tmp(*paths: Path) -> list[str]:
+    """``--ro-bind`` arguments that bring back, over the private /tmp, each of ``paths`` that lives
+    under /tmp (a clone, its virtualenv or the interpreter there would otherwise be hidden)."""
+    tmp = Path("/tmp").resolve()
+    args: list[str] = []
+    for path in dict.fromkeys(p.resolve() for p in paths):
+        if path.is_relative_to(tmp) and path != tmp:
+            args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
 def sandboxed(command: list[str], box: Sandbox) -> list[str]:
-    """``command`` inside bubblewrap (read-only root, writable ``base``), or as is when bwrap is absent."""
+    """``command`` inside bubblewrap (read-only root, writable ``base``), or as is when bwrap is absent.
+    The checkout, its virtualenv and the interpreter stay visible wherever they live, /tmp included."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return command
+    kept = kept_under_tmp(REPOSITORY, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent)
     return [
-        bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+        bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *kept,
         "--bind", str(box.base), str(box.base), "--die-with-parent", *command,
     ]  # fmt: skip
 
